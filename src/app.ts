@@ -1,0 +1,171 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import { timingSafeEqual } from 'node:crypto';
+import { ctxFor, type AppDeps, type Ctx } from './deps.js';
+import { installErrorHandling, sendError } from './platform/http/errors.js';
+import { registerPlatformAuth } from './platform/http/auth.js';
+import { installIdempotency } from './platform/http/idempotency.js';
+import { createMetrics } from './platform/metrics.js';
+import { newId } from './platform/ids.js';
+import { hmacHex, randomToken } from './platform/secrets.js';
+import { UnauthorizedError } from './platform/errors.js';
+import { configRoutes } from './domains/platforms/config.routes.js';
+import { webhookRoutes } from './domains/webhooks/webhooks.routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: Ctx;
+  }
+  interface FastifyInstance {
+    /** Every route registered, as [METHOD, url]; test/platform/openapi-routes.test.ts compares it with openapi.yaml. */
+    routeTable: Array<{ method: string; url: string }>;
+  }
+}
+
+export const OPENAPI_PATH = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The only place the HTTP app is wired. Connections come in `deps` and are closed by the caller. */
+export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) => void | Promise<void>): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // Fastify's own request/response lines are off: onResponse below writes one line per request.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestIdHeader: 'x-request-id',
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : newId('Request').replace('Request:', 'req_');
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance;
+
+  installErrorHandling(app);
+  installJsonParsing(app);
+  const routeTable: Array<{ method: string; url: string }> = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeTable.push({ method: String(method), url: route.url });
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('x-request-id', req.id);
+    return payload;
+  });
+  // One log line per request (request bodies are never logged: they carry PII).
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      { reqId: req.id, platformId: req.principal?.platformId, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, latencyMs: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+
+  createMetrics({ redis: deps.redis, redisPrefix: config.REDIS_PREFIX, queues: deps.queues }).install(app);
+  registerOperationalRoutes(app, deps);
+  await registerDocs(app);
+  await registerQueueDashboard(app, deps);
+
+  await app.register(
+    async (api) => {
+      await registerPlatformAuth(api, {
+        prisma: deps.prisma,
+        redis: deps.redis,
+        redisPrefix: config.REDIS_PREFIX,
+        cacheTtlSeconds: config.AUTH_CACHE_TTL_SECONDS,
+        cacheKey: config.AUTH_CACHE_KEY ?? processCacheKey,
+      });
+      api.decorateRequest('ctx', null as unknown as Ctx);
+      api.addHook('onRequest', async (req) => {
+        req.ctx = ctxFor(deps, req.principal.platformId);
+      });
+      await api.register(rateLimit, {
+        global: true,
+        max: config.RATE_LIMIT_MAX,
+        timeWindow: config.RATE_LIMIT_WINDOW_MS,
+        redis: deps.redis,
+        nameSpace: `${config.REDIS_PREFIX}:rl:`,
+        keyGenerator: (req: FastifyRequest) => req.principal?.credentialId ?? req.ip,
+        errorResponseBuilder: (_req, ctx) => {
+          const err = new Error('Too many requests.') as Error & { statusCode: number; headers: Record<string, string> };
+          err.statusCode = 429;
+          err.headers = { 'retry-after': String(Math.ceil(ctx.ttl / 1000)) };
+          return err;
+        },
+      });
+      installIdempotency(api, deps.prisma, config.IDEMPOTENCY_TTL_HOURS);
+      await configRoutes(api, deps);
+      await webhookRoutes(api);
+    },
+    { prefix: config.API_BASE_PATH },
+  );
+  if (extend) await extend(app);
+  return app;
+}
+
+/** Used when AUTH_CACHE_KEY is unset: each process then keeps its own cache entries. */
+const processCacheKey = randomToken(32);
+
+/** JSON bodies through Fastify's hardened parser; an empty body reads as "no body" (POST with no payload). */
+function installJsonParsing(app: FastifyInstance) {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    parse(req, body as string, done);
+  });
+}
+
+function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps) {
+  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { logLevel: 'warn' }, async (_req, reply) => {
+    const timeout = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000))]);
+    const [pg, redis] = await Promise.all([
+      timeout(deps.prisma.$queryRaw`SELECT 1`).then(() => 'ok', () => 'error'),
+      timeout(deps.redis.ping()).then(() => 'ok', () => 'error'),
+    ]);
+    const ok = pg === 'ok' && redis === 'ok';
+    reply.status(ok ? 200 : 503);
+    return { status: ok ? 'ok' : 'error', checks: { postgres: pg, redis } };
+  });
+  app.get('/openapi.yaml', async (_req, reply) => {
+    reply.type('application/yaml');
+    return readFileSync(OPENAPI_PATH, 'utf8');
+  });
+}
+
+async function registerDocs(app: FastifyInstance) {
+  await app.register(swagger, { mode: 'static', specification: { path: OPENAPI_PATH, baseDir: fileURLToPath(new URL('..', import.meta.url)) } });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+}
+
+/** bull-board at /admin/queues, only when OPERATOR_USER and OPERATOR_PASSWORD are set. */
+async function registerQueueDashboard(app: FastifyInstance, deps: AppDeps) {
+  const { OPERATOR_USER: user, OPERATOR_PASSWORD: password } = deps.config;
+  if (!user || !password) return;
+  const serverAdapter = new FastifyAdapter();
+  createBullBoard({ queues: Object.values(deps.queues).map((q) => new BullMQAdapter(q)), serverAdapter: serverAdapter as any });
+  serverAdapter.setBasePath('/admin/queues');
+  const expected = hmacHex('operator', `${user}:${password}`);
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', async (req, reply) => {
+      const header = req.headers.authorization ?? '';
+      const decoded = header.startsWith('Basic ') ? Buffer.from(header.slice(6), 'base64').toString('utf8') : '';
+      const given = hmacHex('operator', decoded);
+      if (!timingSafeEqual(Buffer.from(given), Buffer.from(expected))) {
+        reply.header('www-authenticate', 'Basic realm="operator"');
+        throw new UnauthorizedError();
+      }
+    });
+    await scope.register(serverAdapter.registerPlugin() as any, { prefix: '/admin/queues' });
+  });
+}
+
+export { sendError };

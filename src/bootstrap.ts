@@ -1,0 +1,39 @@
+import pino from 'pino';
+import type { AppConfig } from './config.js';
+import type { AppDeps } from './deps.js';
+import { createPrisma } from './platform/db.js';
+import { createRedis } from './platform/redis.js';
+import { closeQueues, createQueues } from './platform/queue.js';
+import { systemClock } from './platform/clock.js';
+import { loadSigner } from './platform/signing.js';
+import { loggerOptions } from './platform/logger.js';
+
+/** Opens every connection a process needs. The caller owns them and closes them with closeDeps. */
+export async function createDeps(config: AppConfig, name: string): Promise<AppDeps> {
+  const logger = pino(loggerOptions(config.LOG_LEVEL, name));
+  const prisma = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const redis = createRedis(config.REDIS_URL);
+  const queues = createQueues(bullConnection(config), config.REDIS_PREFIX);
+  const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
+  return { config, prisma, redis, queues, clock: systemClock, signer, logger };
+}
+
+/** BullMQ opens its own connections from these options (it needs maxRetriesPerRequest: null). */
+export function bullConnection(config: AppConfig) {
+  const u = new URL(config.REDIS_URL);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
+  };
+}
+
+export async function closeDeps(deps: AppDeps): Promise<void> {
+  await closeQueues(deps.queues).catch(() => undefined);
+  await deps.redis.quit().catch(() => undefined);
+  await deps.prisma.$disconnect().catch(() => undefined);
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { feeConfigInput } from '../fees/fees.model.js';
+import { isKnownCurrency } from '../../platform/currencies.js';
+
+export const CUSTOMER_INFO_FIELD_NAMES = [
+  'FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'PHONE_NUMBER', 'EMAIL', 'POSTAL_ADDRESS', 'TAX_ID',
+  'REGISTRATION_NUMBER', 'USER_TYPE', 'COUNTRY_OF_RESIDENCE', 'ACCOUNT_IDENTIFIER', 'FI_LEGAL_ENTITY_NAME',
+  'FI_ADDRESS', 'PURPOSE_OF_PAYMENT', 'ULTIMATE_INSTITUTION_COUNTRY', 'IDENTIFIER', 'BUSINESS_TYPE',
+  'COMPANY_LEGAL_NAME', 'ID_TYPE', 'ID_NUMBER',
+] as const;
+
+const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+export const currencyConfigInput = z
+  .object({
+    currencyCode: z.string().refine(isKnownCurrency, { message: 'Unknown currency.' }),
+    minAmount: amount,
+    maxAmount: amount,
+    requiredCounterpartyFields: z
+      .array(z.object({ name: z.enum(CUSTOMER_INFO_FIELD_NAMES), mandatory: z.boolean() }))
+      .max(CUSTOMER_INFO_FIELD_NAMES.length),
+    enabledTransactionTypes: z.array(z.enum(['INCOMING', 'OUTGOING'])).max(2),
+  })
+  .refine((c) => c.maxAmount >= c.minAmount, { message: 'maxAmount must be at least minAmount.', path: ['maxAmount'] });
+
+export const patchConfigBody = z.object({
+  webhookEndpoint: z.string().max(2048).nullable().optional(),
+  umaDomain: z
+    .string()
+    .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'Must be a domain name.')
+    .nullable()
+    .optional(),
+  feeConfigs: z.array(feeConfigInput).max(100).optional(),
+  supportedCurrencies: z.array(currencyConfigInput).max(200).optional(),
+});
+export type PatchConfigBody = z.infer<typeof patchConfigBody>;

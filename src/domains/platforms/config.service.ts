@@ -1,0 +1,95 @@
+import type { Ctx } from '../../deps.js';
+import { newId } from '../../platform/ids.js';
+import { NotFoundError, ValidationError } from '../../platform/errors.js';
+import { recordEvent } from '../../platform/outbox.js';
+import { assertFeeConfigSupported, feeConfigKey, isActiveFee } from '../fees/fees.model.js';
+import { assertWebhookUrl } from '../webhooks/webhook-url.js';
+import type { PatchConfigBody } from './config.schemas.js';
+import { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from './currency-config.js';
+import type { FeeConfig, Platform, PlatformCurrency } from '../../generated/prisma/client.js';
+
+export interface PlatformConfigView {
+  platform: Platform;
+  feeConfigs: FeeConfig[];
+  currencies: PlatformCurrency[];
+}
+
+export async function getConfig(ctx: Ctx): Promise<PlatformConfigView> {
+  const [platform, feeConfigs, currencies] = await Promise.all([
+    ctx.db.platform.findFirst({}),
+    ctx.db.feeConfig.findMany({ where: { active: true }, orderBy: { configKey: 'asc' } }),
+    ctx.db.platformCurrency.findMany({ orderBy: { currencyCode: 'asc' } }),
+  ]);
+  if (!platform) throw new NotFoundError('NOT_FOUND', 'Platform not found.');
+  return { platform, feeConfigs, currencies };
+}
+
+/**
+ * PATCH /config. `feeConfigs` is a merge-by-key upsert (spec "Platform fees"): only the keys sent
+ * change, one row per key, both components 0 deactivates. Every entry is validated before any is
+ * written. Errors: 400 INVALID_INPUT, 501 NOT_IMPLEMENTED for unsupported fee currencies or rails.
+ */
+export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<PlatformConfigView> {
+  const fees = body.feeConfigs ?? [];
+  fees.forEach((c, i) => assertFeeConfigSupported(c, i));
+  const keys = fees.map(feeConfigKey);
+  const dup = keys.findIndex((k, i) => keys.indexOf(k) !== i);
+  if (dup >= 0) throw new ValidationError([{ field: `feeConfigs[${dup}]`, message: 'Two entries share one fee key.' }]);
+  const currencyCodes = (body.supportedCurrencies ?? []).map((c) => c.currencyCode);
+  const dupCur = currencyCodes.findIndex((k, i) => currencyCodes.indexOf(k) !== i);
+  if (dupCur >= 0) throw new ValidationError([{ field: `supportedCurrencies[${dupCur}].currencyCode`, message: 'Listed twice.' }]);
+  if (body.webhookEndpoint) await assertWebhookUrl(body.webhookEndpoint, ctx.config.webhookAllowPrivateUrls);
+
+  const now = ctx.clock.now();
+  await ctx.db.$transaction(async (tx) => {
+    const before = await tx.platform.findFirstOrThrow({});
+    const platformPatch: Record<string, unknown> = {};
+    if (body.webhookEndpoint !== undefined) platformPatch.webhookEndpoint = body.webhookEndpoint;
+    if (body.umaDomain !== undefined) platformPatch.umaDomain = body.umaDomain;
+    if (Object.keys(platformPatch).length > 0) {
+      await tx.platform.updateMany({ data: { ...platformPatch, updatedAt: now } });
+    }
+    for (const [i, c] of fees.entries()) {
+      const row = {
+        feeType: c.feeType,
+        sourceCurrency: c.feeType === 'CROSS_CURRENCY_TRANSACTION' ? c.sourceCurrency : null,
+        rail: c.feeType === 'RAIL' ? c.rail : null,
+        direction: c.feeType === 'RAIL' ? c.direction : null,
+        originator: c.feeType === 'RAIL' ? c.originator : null,
+        variableFeeBps: c.variableFeeBps,
+        fixedFeeAmount: BigInt(c.fixedFee.amount),
+        fixedFeeCurrency: c.fixedFee.currency,
+        active: isActiveFee(c),
+        updatedAt: now,
+      };
+      await tx.feeConfig.upsert({
+        where: { platformId_configKey: { platformId: ctx.platformId, configKey: keys[i]! } },
+        create: { id: newId('FeeConfig'), configKey: keys[i]!, ...row } as any,
+        update: row,
+      });
+    }
+    for (const c of body.supportedCurrencies ?? []) {
+      const row = {
+        minAmount: BigInt(c.minAmount),
+        maxAmount: BigInt(c.maxAmount),
+        requiredCounterpartyFields: c.requiredCounterpartyFields,
+        enabledTransactionTypes: c.enabledTransactionTypes,
+        updatedAt: now,
+      };
+      await tx.platformCurrency.upsert({
+        where: { platformId_currencyCode: { platformId: ctx.platformId, currencyCode: c.currencyCode } },
+        create: { currencyCode: c.currencyCode, ...row } as any,
+        update: row,
+      });
+    }
+    if (body.webhookEndpoint && body.webhookEndpoint !== before.webhookEndpoint) {
+      // Decision §7.4: setting or changing the endpoint sends a TEST delivery.
+      await recordEvent(tx, 'TEST', {});
+    }
+  });
+  return getConfig(ctx);
+}
+
+export function providerRequiredCustomerFields(currencyCode: string): string[] | undefined {
+  return PROVIDER_REQUIRED_CUSTOMER_FIELDS[currencyCode];
+}

@@ -1,0 +1,52 @@
+import type { PrismaClient } from '../../platform/db.js';
+import { isUniqueViolation } from '../../platform/db.js';
+import { newId } from '../../platform/ids.js';
+import { hashSecret, randomToken } from '../../platform/secrets.js';
+import { PERMISSIONS, type Permission, type PlatformFlags } from './platforms.model.js';
+import { seedCurrencyConfigs } from './currency-config.js';
+
+export interface CreatedPlatform {
+  platformId: string;
+  credentialId: string;
+  clientId: string;
+  /** Shown once; only its scrypt hash is stored. */
+  clientSecret: string;
+}
+
+export interface CreatePlatformInput extends Partial<PlatformFlags> {
+  name: string;
+  clientId?: string;
+  clientSecret?: string;
+  permissions?: Permission[];
+}
+
+/** Creates a platform with one credential. Operator path (CLI), not an API endpoint. */
+export async function createPlatform(prisma: PrismaClient, input: CreatePlatformInput): Promise<CreatedPlatform> {
+  const platformId = newId('Platform');
+  const credentialId = newId('Credential');
+  const clientId = input.clientId ?? `cli_${randomToken(12)}`;
+  const clientSecret = input.clientSecret ?? `sec_${randomToken(32)}`;
+  const secretHash = await hashSecret(clientSecret);
+  await prisma.$transaction(async (tx) => {
+    await tx.platform.create({
+      data: {
+        id: platformId,
+        name: input.name,
+        isRegulated: input.isRegulated ?? false,
+        counterpartyRules: input.counterpartyRules ?? false,
+        scaRegion: input.scaRegion ?? false,
+      },
+    });
+    await tx.platformCredential.create({
+      data: { id: credentialId, platformId, clientId, secretHash, permissions: [...(input.permissions ?? PERMISSIONS)] },
+    });
+    await seedCurrencyConfigs(tx, platformId);
+  });
+  return { platformId, credentialId, clientId, clientSecret };
+}
+
+export async function clientIdExists(prisma: PrismaClient, clientId: string): Promise<boolean> {
+  return (await prisma.platformCredential.count({ where: { clientId } })) > 0;
+}
+
+export { isUniqueViolation };

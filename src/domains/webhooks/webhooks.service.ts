@@ -1,0 +1,81 @@
+import type { Ctx } from '../../deps.js';
+import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
+import type { WebhookAttempt, WebhookEvent } from '../../generated/prisma/client.js';
+import { postEnvelope } from './webhooks.delivery.js';
+import { enqueueDelivery } from './webhooks.jobs.js';
+import { recordAttempt } from './webhooks.repo.js';
+
+export type EventWithAttempts = WebhookEvent & { attempts: WebhookAttempt[] };
+
+export interface ListEventsQuery {
+  limit: number;
+  cursor?: string;
+  type?: string;
+  deliveryStatus?: string;
+  startDate?: Date;
+  endDate?: Date;
+}
+
+/** Attempts shown per event; the full history stays in the database. */
+export const ATTEMPTS_SHOWN = 50;
+const attemptsInclude = { attempts: { orderBy: { attemptedAt: 'desc' as const }, take: ATTEMPTS_SHOWN } };
+
+export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<EventWithAttempts>> {
+  const before = decodeCursor(q.cursor);
+  const rows = await ctx.db.webhookEvent.findMany({
+    where: {
+      ...(q.type ? { type: q.type } : {}),
+      ...(q.deliveryStatus ? { deliveryStatus: q.deliveryStatus } : {}),
+      ...(q.startDate || q.endDate ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
+      ...(before ? { id: { lt: before } } : {}),
+    },
+    orderBy: { id: 'desc' },
+    take: q.limit + 1,
+    include: attemptsInclude,
+  });
+  return toPage(rows, q.limit, (r) => r);
+}
+
+/** Errors: 404 WEBHOOK_EVENT_NOT_FOUND (also for another platform's event). */
+export async function getEvent(ctx: Ctx, id: string): Promise<EventWithAttempts> {
+  const row = await ctx.db.webhookEvent.findUnique({ where: { id }, include: attemptsInclude });
+  if (!row) throw new NotFoundError('WEBHOOK_EVENT_NOT_FOUND', 'Webhook event not found.');
+  return row;
+}
+
+/** Queues the same event (same `id`) for delivery again, with a fresh retry window. */
+export async function redeliverEvent(ctx: Ctx, id: string): Promise<EventWithAttempts> {
+  const event = await getEvent(ctx, id);
+  await ctx.db.webhookEvent.update({ where: { id }, data: { deliveryStatus: 'PENDING', nextAttemptAt: ctx.clock.now(), lastError: null } });
+  await enqueueDelivery(ctx, [{ id: event.id, platformId: ctx.platformId, type: event.type }], { redelivery: true });
+  return getEvent(ctx, id);
+}
+
+export interface TestDeliveryResult {
+  url: string;
+  response_status: number;
+  response_body: string;
+}
+
+/**
+ * POST /sandbox/webhooks/test: delivers a TEST event now and reports what the endpoint answered.
+ * Errors: 400 WEBHOOK_ENDPOINT_NOT_SET, 400 WEBHOOK_DELIVERY_ERROR. TEST events are never retried.
+ */
+export async function sendTestEvent(ctx: Ctx): Promise<TestDeliveryResult> {
+  const platform = await ctx.db.platform.findFirstOrThrow({});
+  const url = platform.webhookEndpoint;
+  if (!url) throw new BadRequestError('WEBHOOK_ENDPOINT_NOT_SET', 'No webhook endpoint is configured; set webhookEndpoint with PATCH /config.');
+  const now = ctx.clock.now();
+  const event = await ctx.db.webhookEvent.create({
+    data: { id: newId('Webhook'), type: 'TEST', data: {}, createdAt: now, relayedAt: now } as any,
+  });
+  const result = await postEnvelope(url, { id: event.id, type: 'TEST', timestamp: now.toISOString(), data: {} }, ctx.signer, ctx.config.WEBHOOK_TIMEOUT_MS);
+  await recordAttempt(ctx, event.id, url, result, result.outcome === 'DELIVERED' ? 'DELIVERED' : 'FAILED');
+  const body = { url, response_status: result.httpStatus ?? 0, response_body: result.responseBody ?? '' };
+  if (result.outcome !== 'DELIVERED') {
+    throw new BadRequestError('WEBHOOK_DELIVERY_ERROR', `Delivery to the webhook endpoint failed: ${result.error}.`, body);
+  }
+  return body;
+}

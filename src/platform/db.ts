@@ -1,0 +1,85 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { Prisma, PrismaClient } from '../generated/prisma/client.js';
+
+export { Prisma };
+export type { PrismaClient };
+
+export function createPrisma(databaseUrl: string, poolMax = 10): PrismaClient {
+  const adapter = new PrismaPg({ connectionString: databaseUrl, max: poolMax });
+  return new PrismaClient({ adapter });
+}
+
+/**
+ * Models that are not owned by a platform. Everything else carries `platformId` and is reachable
+ * only through `tenantDb`, which adds the platform to every filter and every write. A model added
+ * later is scoped by default; test/platform/tenancy.test.ts fails if it lacks the column.
+ */
+export const GLOBAL_MODELS = new Set(['ServiceKey']);
+/** The one model whose own id is the platform id. */
+const PLATFORM_MODEL = 'Platform';
+
+const WHERE_OPS = new Set([
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'count',
+  'aggregate',
+  'groupBy',
+  'update',
+  'updateMany',
+  'updateManyAndReturn',
+  'delete',
+  'deleteMany',
+]);
+
+function scopeArgs(model: string, operation: string, args: any, platformId: string): any {
+  const key = model === PLATFORM_MODEL ? 'id' : 'platformId';
+  const out = { ...(args ?? {}) };
+  if (WHERE_OPS.has(operation)) {
+    out.where = { ...(out.where ?? {}), [key]: platformId };
+  } else if (operation === 'create') {
+    out.data = { ...out.data, [key]: platformId };
+  } else if (operation === 'createMany' || operation === 'createManyAndReturn') {
+    const rows = Array.isArray(out.data) ? out.data : [out.data];
+    out.data = rows.map((r: any) => ({ ...r, [key]: platformId }));
+  } else if (operation === 'upsert') {
+    out.where = { ...(out.where ?? {}), [key]: platformId };
+    out.create = { ...out.create, [key]: platformId };
+  } else {
+    throw new Error(`tenantDb: operation ${operation} on ${model} is not scoped`);
+  }
+  return out;
+}
+
+/**
+ * A client whose every model query is confined to one platform. Domain code receives this,
+ * never the raw client, so "another platform's id is a 404" holds without each module
+ * remembering it. Raw SQL ($queryRaw) is not rewritten: repos that use it must filter on
+ * platform_id themselves.
+ */
+export function tenantDb(prisma: PrismaClient, platformId: string) {
+  return prisma.$extends({
+    name: 'tenant',
+    query: {
+      $allModels: {
+        $allOperations({ model, operation, args, query }) {
+          if (GLOBAL_MODELS.has(model)) return query(args);
+          return query(scopeArgs(model, operation, args, platformId));
+        },
+      },
+    },
+  });
+}
+
+export type TenantDb = ReturnType<typeof tenantDb>;
+/** The client handed to a `$transaction` callback of a TenantDb. */
+export type TenantTx = Parameters<Parameters<TenantDb['$transaction']>[0]>[0];
+
+/** Postgres unique violation (constraint name optional). */
+export function isUniqueViolation(err: unknown, target?: string): boolean {
+  if (!(err instanceof Prisma.PrismaClientKnownRequestError) || err.code !== 'P2002') return false;
+  if (!target) return true;
+  return JSON.stringify(err.meta ?? {}).includes(target);
+}

@@ -1,0 +1,86 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import basicAuth from '@fastify/basic-auth';
+import type { PrismaClient } from '../db.js';
+import type { Redis } from '../redis.js';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { dummySecretHash, hmacHex, verifySecret } from '../secrets.js';
+import type { Permission, Principal } from '../../domains/platforms/platforms.model.js';
+
+export interface AuthDeps {
+  prisma: PrismaClient;
+  redis: Redis;
+  redisPrefix: string;
+  cacheTtlSeconds: number;
+  /** Keys the cache digest; the same value on every process lets them share cache entries. */
+  cacheKey: string;
+}
+
+const cacheKeyFor = (prefix: string, clientId: string) => `${prefix}:auth:${clientId}`;
+
+/**
+ * Verifies a client id and secret. A success is remembered for a short TTL under an HMAC of the
+ * presented pair (never the secret itself), in a Redis hash per client id so revocation can drop
+ * every cached verification of that client at once (`forgetCredential`).
+ */
+export async function verifyCredentials(deps: AuthDeps, clientId: string, secret: string): Promise<Principal> {
+  const cacheKey = cacheKeyFor(deps.redisPrefix, clientId);
+  const digest = hmacHex(deps.cacheKey, `${clientId}\u0000${secret}`);
+  if (deps.cacheTtlSeconds > 0) {
+    const hit = await deps.redis.hget(cacheKey, digest);
+    if (hit) return JSON.parse(hit) as Principal;
+  }
+  const cred = await deps.prisma.platformCredential.findUnique({ where: { clientId } });
+  const ok = await verifySecret(secret, cred && !cred.revokedAt ? cred.secretHash : await dummySecretHash());
+  if (!cred || cred.revokedAt || !ok) throw new UnauthorizedError();
+  const principal: Principal = {
+    platformId: cred.platformId,
+    credentialId: cred.id,
+    permissions: cred.permissions as Permission[],
+  };
+  if (deps.cacheTtlSeconds > 0) {
+    await deps.redis.multi().hset(cacheKey, digest, JSON.stringify(principal)).expire(cacheKey, deps.cacheTtlSeconds).exec();
+  }
+  return principal;
+}
+
+/** Drops every cached verification for a client id; call after revoking or rotating it. */
+export async function forgetCredential(deps: Pick<AuthDeps, 'redis' | 'redisPrefix'>, clientId: string): Promise<void> {
+  await deps.redis.del(cacheKeyFor(deps.redisPrefix, clientId));
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** Permission the route needs; default VIEW for GET, TRANSACT otherwise (decision A3). */
+    permission?: Permission;
+  }
+}
+
+export function requiredPermission(req: FastifyRequest): Permission {
+  return req.routeOptions.config.permission ?? (req.method === 'GET' || req.method === 'HEAD' ? 'VIEW' : 'TRANSACT');
+}
+
+/** Registers Basic auth on the (encapsulated) API scope: every route in it requires credentials. */
+export async function registerPlatformAuth(scope: FastifyInstance, deps: AuthDeps) {
+  await scope.register(basicAuth, {
+    authenticate: false,
+    validate: async (username, password, req) => {
+      if (!username || !password) throw new UnauthorizedError();
+      req.principal = await verifyCredentials(deps, username, password);
+    },
+  });
+  scope.decorateRequest('principal', null as unknown as Principal);
+  scope.addHook('onRequest', async (req, reply) => {
+    const header = req.headers.authorization;
+    if (!header || !/^basic\s+/i.test(header)) throw new UnauthorizedError();
+    await new Promise<void>((resolve, reject) => {
+      scope.basicAuth(req, reply, (err?: unknown) => (err ? reject(err) : resolve()));
+    });
+    const needed = requiredPermission(req);
+    if (!req.principal.permissions.includes(needed)) {
+      throw new ForbiddenError('FORBIDDEN', `This credential lacks the ${needed} permission.`);
+    }
+  });
+}

@@ -1,0 +1,21 @@
+import { newId } from './ids.js';
+import type { TenantTx } from './db.js';
+import type { Prisma } from '../generated/prisma/client.js';
+
+/**
+ * Records a webhook event in the same database transaction as the state change that caused it
+ * (transactional outbox). If the transaction rolls back, the event never existed; once it commits,
+ * the relay (webhooks.jobs.ts) is guaranteed to pick it up.
+ */
+export async function recordEvent(tx: TenantTx, type: string, data: unknown): Promise<string> {
+  const id = newId('Webhook');
+  await tx.webhookEvent.create({
+    data: { id, type, data: toJson(data) } as Prisma.WebhookEventUncheckedCreateInput,
+  });
+  return id;
+}
+
+/** JSON-safe snapshot: bigints become numbers (amounts below 2^53, decision A19), dates ISO strings. */
+export function toJson(value: unknown): Prisma.InputJsonValue {
+  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)));
+}

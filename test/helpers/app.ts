@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import pino from 'pino';
+import { inject } from 'vitest';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { loadConfig, type AppConfig } from '../../src/config.js';
+import { buildApp } from '../../src/app.js';
+import { createPrisma } from '../../src/platform/db.js';
+import { createRedis } from '../../src/platform/redis.js';
+import { closeQueues, createQueues } from '../../src/platform/queue.js';
+import { loadSigner } from '../../src/platform/signing.js';
+import { bullConnection } from '../../src/bootstrap.js';
+import type { AppDeps } from '../../src/deps.js';
+import { createPlatform, type CreatedPlatform, type CreatePlatformInput } from '../../src/domains/platforms/platforms.service.js';
+import { startWorkers, type RunningWorkers } from '../../src/workers.js';
+import type { Clock } from '../../src/platform/clock.js';
+import { withDatabase } from './global-setup.js';
+
+export const BASE = '/2025-10-13';
+
+/** A clock tests can move. */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+export interface TestEnv {
+  app: FastifyInstance;
+  deps: AppDeps;
+  config: AppConfig;
+  clock: TestClock;
+  databaseUrl: string;
+  /** Creates a platform and returns its credentials. */
+  platform(input?: Partial<CreatePlatformInput>): Promise<TestPlatform>;
+  startWorkers(): RunningWorkers;
+  close(): Promise<void>;
+}
+
+export interface TestPlatform extends CreatedPlatform {
+  auth: string;
+  request(opts: InjectOptions & { url: string }): Promise<LightMyRequestResponse>;
+}
+
+/**
+ * A fresh database cloned from the migrated template and a private Redis key prefix, so test
+ * files never see each other's rows, queues or caches.
+ */
+export async function createTestEnv(env: Record<string, string> = {}, extend?: (app: FastifyInstance) => void | Promise<void>): Promise<TestEnv> {
+  const suffix = randomBytes(5).toString('hex');
+  const dbName = `svc_t_${suffix}`;
+  const rootUrl = inject('databaseUrl');
+  const admin = new pg.Client({ connectionString: rootUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
+  await admin.end();
+  const databaseUrl = withDatabase(rootUrl, dbName);
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: inject('redisUrl'),
+    REDIS_PREFIX: `t_${suffix}`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_POOL_MAX: '5',
+    WEBHOOK_RETRY_BASE_MS: '50',
+    WEBHOOK_RETRY_MAX_MS: '400',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    OUTBOX_RELAY_INTERVAL_MS: '50',
+    ...env,
+  });
+  const clock = new TestClock();
+  const prisma = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const redis = createRedis(config.REDIS_URL);
+  const queues = createQueues(bullConnection(config), config.REDIS_PREFIX);
+  const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
+  const deps: AppDeps = { config, prisma, redis, queues, clock, signer, logger: pino({ level: config.LOG_LEVEL }) };
+  const app = await buildApp(deps, extend);
+  await app.ready();
+  const running: RunningWorkers[] = [];
+  return {
+    app,
+    deps,
+    config,
+    clock,
+    databaseUrl,
+    async platform(input = {}) {
+      const created = await createPlatform(prisma, { name: `Test ${randomBytes(3).toString('hex')}`, ...input });
+      const auth = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;
+      return {
+        ...created,
+        auth,
+        request: (opts) => app.inject({ ...opts, url: opts.url.startsWith('/') && !opts.url.startsWith(BASE) && !opts.url.startsWith('/healthz') ? `${BASE}${opts.url}` : opts.url, headers: { authorization: auth, ...(opts.headers ?? {}) } }),
+      };
+    },
+    startWorkers() {
+      const w = startWorkers(deps);
+      running.push(w);
+      return w;
+    },
+    async close() {
+      for (const w of running) await w.close().catch(() => undefined);
+      await app.close();
+      const keys = await redis.keys(`${config.REDIS_PREFIX}:*`);
+      if (keys.length) await redis.del(...keys);
+      await closeQueues(queues);
+      await redis.quit();
+      await prisma.$disconnect();
+    },
+  };
+}
+
+/** Polls until `check` returns a truthy value (queued work is asynchronous); fails after timeoutMs. */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, stepMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
