@@ -15,7 +15,6 @@ import { installIdempotency } from './platform/http/idempotency.js';
 import { createMetrics } from './platform/metrics.js';
 import { newId } from './platform/ids.js';
 import { hmacHex, randomToken } from './platform/secrets.js';
-import { UnauthorizedError } from './platform/errors.js';
 import { configRoutes } from './domains/platforms/config.routes.js';
 import { webhookRoutes } from './domains/webhooks/webhooks.routes.js';
 
@@ -33,7 +32,14 @@ export const OPENAPI_PATH = fileURLToPath(new URL('../openapi.yaml', import.meta
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The only place the HTTP app is wired. Connections come in `deps` and are closed by the caller. */
-export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) => void | Promise<void>): Promise<FastifyInstance> {
+export interface BuildOptions {
+  /** Extra routes at the root (tests). */
+  extend?: (app: FastifyInstance) => void | Promise<void>;
+  /** Extra routes inside the authenticated, versioned API scope (tests; plugins of operators). */
+  extendApi?: (api: FastifyInstance) => void | Promise<void>;
+}
+
+export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -103,10 +109,11 @@ export async function buildApp(deps: AppDeps, extend?: (app: FastifyInstance) =>
       installIdempotency(api, deps.prisma, config.IDEMPOTENCY_TTL_HOURS);
       await configRoutes(api, deps);
       await webhookRoutes(api);
+      if (opts.extendApi) await opts.extendApi(api);
     },
     { prefix: config.API_BASE_PATH },
   );
-  if (extend) await extend(app);
+  if (opts.extend) await opts.extend(app);
   return app;
 }
 
@@ -160,12 +167,12 @@ async function registerQueueDashboard(app: FastifyInstance, deps: AppDeps) {
       const decoded = header.startsWith('Basic ') ? Buffer.from(header.slice(6), 'base64').toString('utf8') : '';
       const given = hmacHex('operator', decoded);
       if (!timingSafeEqual(Buffer.from(given), Buffer.from(expected))) {
+        // Answered here, not thrown: bull-board installs its own error handler in this scope.
         reply.header('www-authenticate', 'Basic realm="operator"');
-        throw new UnauthorizedError();
+        return sendError(reply, 401, 'UNAUTHORIZED', 'Operator credentials are missing or invalid.');
       }
     });
     await scope.register(serverAdapter.registerPlugin() as any, { prefix: '/admin/queues' });
   });
 }
 
-export { sendError };

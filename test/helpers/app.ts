@@ -4,7 +4,7 @@ import pino from 'pino';
 import { inject } from 'vitest';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type AppConfig } from '../../src/config.js';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildOptions } from '../../src/app.js';
 import { createPrisma } from '../../src/platform/db.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { closeQueues, createQueues } from '../../src/platform/queue.js';
@@ -50,7 +50,7 @@ export interface TestPlatform extends CreatedPlatform {
  * A fresh database cloned from the migrated template and a private Redis key prefix, so test
  * files never see each other's rows, queues or caches.
  */
-export async function createTestEnv(env: Record<string, string> = {}, extend?: (app: FastifyInstance) => void | Promise<void>): Promise<TestEnv> {
+export async function createTestEnv(env: Record<string, string> = {}, opts: BuildOptions = {}): Promise<TestEnv> {
   const suffix = randomBytes(5).toString('hex');
   const dbName = `svc_t_${suffix}`;
   const rootUrl = inject('databaseUrl');
@@ -77,7 +77,7 @@ export async function createTestEnv(env: Record<string, string> = {}, extend?: (
   const queues = createQueues(bullConnection(config), config.REDIS_PREFIX);
   const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
   const deps: AppDeps = { config, prisma, redis, queues, clock, signer, logger: pino({ level: config.LOG_LEVEL }) };
-  const app = await buildApp(deps, extend);
+  const app = await buildApp(deps, opts);
   await app.ready();
   const running: RunningWorkers[] = [];
   return {

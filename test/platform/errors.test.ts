@@ -8,7 +8,7 @@ let env: TestEnv;
 let p: TestPlatform;
 
 beforeAll(async () => {
-  env = await createTestEnv({ BODY_LIMIT_BYTES: '2048' }, (app) => {
+  env = await createTestEnv({ BODY_LIMIT_BYTES: '2048' }, { extend: (app) => {
     // Test-only routes: a crash, and a validator with nested and array fields.
     app.get('/boom', async () => {
       throw new Error('secret internal detail');
@@ -24,7 +24,7 @@ beforeAll(async () => {
         req.body,
       ),
     );
-  });
+  } });
   p = await env.platform();
 });
 afterAll(() => env.close());
