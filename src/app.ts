@@ -15,8 +15,7 @@ import { installIdempotency } from './platform/http/idempotency.js';
 import { createMetrics } from './platform/metrics.js';
 import { newId } from './platform/ids.js';
 import { hmacHex, randomToken } from './platform/secrets.js';
-import { configRoutes } from './domains/platforms/config.routes.js';
-import { webhookRoutes } from './domains/webhooks/webhooks.routes.js';
+import { MODULES } from './modules.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,7 +35,7 @@ export interface BuildOptions {
   /** Extra routes at the root (tests). */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   /** Extra routes inside the authenticated, versioned API scope (tests; plugins of operators). */
-  extendApi?: (api: FastifyInstance) => void | Promise<void>;
+  extendApi?: (api: FastifyInstance, deps: AppDeps) => void | Promise<void>;
 }
 
 export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -107,9 +106,14 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
         },
       });
       installIdempotency(api, deps.prisma, config.IDEMPOTENCY_TTL_HOURS);
-      await configRoutes(api, deps);
-      await webhookRoutes(api);
-      if (opts.extendApi) await opts.extendApi(api);
+      for (const m of MODULES) if (m.routes) await m.routes(api, deps);
+      if (opts.extendApi) await opts.extendApi(api, deps);
+    },
+    { prefix: config.API_BASE_PATH },
+  );
+  await app.register(
+    async (pub) => {
+      for (const m of MODULES) if (m.publicRoutes) await m.publicRoutes(pub, deps);
     },
     { prefix: config.API_BASE_PATH },
   );

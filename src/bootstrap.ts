@@ -7,13 +7,14 @@ import { closeQueues, createQueues } from './platform/queue.js';
 import { systemClock } from './platform/clock.js';
 import { loadSigner } from './platform/signing.js';
 import { loggerOptions } from './platform/logger.js';
+import { ALL_QUEUES } from './modules.js';
 
 /** Opens every connection a process needs. The caller owns them and closes them with closeDeps. */
 export async function createDeps(config: AppConfig, name: string): Promise<AppDeps> {
   const logger = pino(loggerOptions(config.LOG_LEVEL, name));
   const prisma = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   const redis = createRedis(config.REDIS_URL);
-  const queues = createQueues(bullConnection(config), config.REDIS_PREFIX);
+  const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
   return { config, prisma, redis, queues, clock: systemClock, signer, logger };
 }

@@ -1,49 +1,51 @@
 import type { Worker } from 'bullmq';
 import type { AppDeps } from './deps.js';
 import { bullConnection } from './bootstrap.js';
-import { relayOutbox, startWebhookWorker } from './domains/webhooks/webhooks.jobs.js';
+import { MODULES } from './modules.js';
 
 export interface RunningWorkers {
   workers: Worker[];
-  /** Stops taking jobs, waits for the running ones to finish, stops the relay. */
+  /** Stops taking jobs, waits for the running ones to finish, stops the loops. */
   close(): Promise<void>;
 }
 
-/** Starts every queue processor and the outbox relay loop. Used by worker.ts and by tests. */
+/** Starts every module's queue processors and periodic loops. Used by worker.ts and by tests. */
 export function startWorkers(deps: AppDeps): RunningWorkers {
   const connection = bullConnection(deps.config);
-  const workers = [startWebhookWorker(deps, connection)];
+  const workers = MODULES.flatMap((m) => m.workers?.(deps, connection) ?? []);
   for (const w of workers) w.on('error', (err) => deps.logger.error({ err, queue: w.name }, 'worker error'));
 
   let stopped = false;
-  let wake: (() => void) | undefined;
-  const relayLoop = (async () => {
+  const wakers = new Set<() => void>();
+  const loops = MODULES.flatMap((m) => m.loops ?? []).map(async (loop) => {
     while (!stopped) {
-      let moved = 0;
+      let handled = 0;
       try {
-        moved = await relayOutbox(deps);
+        handled = await loop.run(deps);
       } catch (err) {
-        deps.logger.error({ err }, 'outbox relay failed');
+        deps.logger.error({ err, loop: loop.name }, 'loop failed');
       }
-      // A full batch means more rows are waiting: go again at once.
-      if (moved < deps.config.OUTBOX_RELAY_BATCH && !stopped) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, deps.config.OUTBOX_RELAY_INTERVAL_MS);
-          wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-      }
+      // A full batch means more is waiting: go again at once.
+      if (loop.batch && handled >= loop.batch(deps)) continue;
+      if (stopped) break;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(t);
+          wakers.delete(wake);
+          resolve();
+        };
+        const t = setTimeout(wake, loop.intervalMs(deps));
+        wakers.add(wake);
+      });
     }
-  })();
+  });
 
   return {
     workers,
     async close() {
       stopped = true;
-      wake?.();
-      await relayLoop;
+      for (const wake of [...wakers]) wake();
+      await Promise.all(loops);
       await Promise.all(workers.map((w) => w.close()));
     },
   };

@@ -21,6 +21,7 @@ export type ResourceType =
   | 'PlatformConfig'
   | 'FeeConfig'
   | 'LedgerEntry'
+  | 'Journal'
   | 'Agent'
   | 'AgentAction'
   | 'SigningCredential';

@@ -1,10 +1,6 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 
-/** Every BullMQ queue of the service. A domain adds its queue here and its processor in <d>.jobs.ts. */
-export const QUEUE_NAMES = ['webhooks'] as const;
-export type QueueName = (typeof QUEUE_NAMES)[number];
-
-export type Queues = Record<QueueName, Queue>;
+export type Queues = Record<string, Queue>;
 
 /** Completed and failed jobs are kept a bounded time so duplicate job ids stay deduplicated. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
@@ -12,12 +8,19 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
-export function createQueues(connection: ConnectionOptions, prefix: string): Queues {
-  const out = {} as Queues;
-  for (const name of QUEUE_NAMES) {
+export function createQueues(names: readonly string[], connection: ConnectionOptions, prefix: string): Queues {
+  const out: Queues = {};
+  for (const name of names) {
     out[name] = new Queue(name, { connection, prefix: `${prefix}:bull`, defaultJobOptions: DEFAULT_JOB_OPTIONS });
   }
   return out;
+}
+
+/** The queue a module declared; a typo fails loudly at the first use instead of dropping work. */
+export function queueOf(deps: { queues: Queues }, name: string): Queue {
+  const q = deps.queues[name];
+  if (!q) throw new Error(`queue ${name} is not declared by any module`);
+  return q;
 }
 
 export async function closeQueues(queues: Queues): Promise<void> {

@@ -10,6 +10,7 @@ import { createRedis } from '../../src/platform/redis.js';
 import { closeQueues, createQueues } from '../../src/platform/queue.js';
 import { loadSigner } from '../../src/platform/signing.js';
 import { bullConnection } from '../../src/bootstrap.js';
+import { ALL_QUEUES } from '../../src/modules.js';
 import type { AppDeps } from '../../src/deps.js';
 import { createPlatform, type CreatedPlatform, type CreatePlatformInput } from '../../src/domains/platforms/platforms.service.js';
 import { startWorkers, type RunningWorkers } from '../../src/workers.js';
@@ -52,7 +53,7 @@ export interface TestPlatform extends CreatedPlatform {
  */
 export async function createTestEnv(env: Record<string, string> = {}, opts: BuildOptions = {}): Promise<TestEnv> {
   const suffix = randomBytes(5).toString('hex');
-  const dbName = `svc_t_${suffix}`;
+  const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_${suffix}`;
   const rootUrl = inject('databaseUrl');
   const admin = new pg.Client({ connectionString: rootUrl });
   await admin.connect();
@@ -74,7 +75,7 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
   const clock = new TestClock();
   const prisma = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   const redis = createRedis(config.REDIS_URL);
-  const queues = createQueues(bullConnection(config), config.REDIS_PREFIX);
+  const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
   const deps: AppDeps = { config, prisma, redis, queues, clock, signer, logger: pino({ level: config.LOG_LEVEL }) };
   const app = await buildApp(deps, opts);
@@ -108,6 +109,10 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
       await closeQueues(queues);
       await redis.quit();
       await prisma.$disconnect();
+      const drop = new pg.Client({ connectionString: rootUrl });
+      await drop.connect();
+      await drop.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+      await drop.end();
     },
   };
 }

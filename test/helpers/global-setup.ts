@@ -48,9 +48,14 @@ export default async function setup(project: TestProject) {
       await admin.query(`CREATE DATABASE "${templateDb}"`);
       await migrate(withDatabase(databaseUrl, templateDb));
     }
-    // Databases of earlier runs are dropped here rather than per file, so a crashed run leaves no debt.
-    const stale = await admin.query(String.raw`SELECT datname FROM pg_database WHERE datname LIKE 'svc\_t\_%' OR (datname LIKE 'svc\_tpl\_%' AND datname <> $1)`, [templateDb]);
-    for (const r of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
+    // Per-file databases are dropped when their file ends; these are leftovers of crashed runs.
+    // Only old ones go: another test run may be using the young ones right now.
+    const cutoff = Math.floor(Date.now() / 1000) - 2 * 3600;
+    const stale = await admin.query(String.raw`SELECT datname FROM pg_database WHERE datname LIKE 'svc\_t\_%'`);
+    for (const r of stale.rows) {
+      const created = Number(String(r.datname).split('_')[2]);
+      if (Number.isFinite(created) && created < cutoff) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
+    }
   } finally {
     await admin.query('SELECT pg_advisory_unlock(727002)').catch(() => undefined);
     await admin.end();

@@ -6,6 +6,7 @@ import { assertFeeConfigSupported, feeConfigKey, isActiveFee } from '../fees/fee
 import { assertWebhookUrl } from '../webhooks/webhook-url.js';
 import type { PatchConfigBody } from './config.schemas.js';
 import { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from './currency-config.js';
+import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
 import type { FeeConfig, Platform, PlatformCurrency } from '../../generated/prisma/client.js';
 
 export interface PlatformConfigView {
@@ -82,6 +83,7 @@ export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<Plat
         update: row,
       });
     }
+    await openInternalAccounts(tx, ctx.platformId, null, (body.supportedCurrencies ?? []).map((c) => c.currencyCode));
     if (body.webhookEndpoint && body.webhookEndpoint !== before.webhookEndpoint) {
       // Decision §7.4: setting or changing the endpoint sends a TEST delivery.
       await recordEvent(tx, 'TEST', {});

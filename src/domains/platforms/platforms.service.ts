@@ -3,7 +3,8 @@ import { isUniqueViolation } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
 import { hashSecret, randomToken } from '../../platform/secrets.js';
 import { PERMISSIONS, type Permission, type PlatformFlags } from './platforms.model.js';
-import { seedCurrencyConfigs } from './currency-config.js';
+import { DEFAULT_CURRENCIES, seedCurrencyConfigs } from './currency-config.js';
+import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
 
 export interface CreatedPlatform {
   platformId: string;
@@ -41,6 +42,8 @@ export async function createPlatform(prisma: PrismaClient, input: CreatePlatform
       data: { id: credentialId, platformId, clientId, secretHash, permissions: [...(input.permissions ?? PERMISSIONS)] },
     });
     await seedCurrencyConfigs(tx, platformId);
+    // Decision Part B §5.1: the platform holds one internal account per supported currency.
+    await openInternalAccounts(tx, platformId, null, DEFAULT_CURRENCIES);
   });
   return { platformId, credentialId, clientId, clientSecret };
 }

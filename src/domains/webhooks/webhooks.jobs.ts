@@ -2,9 +2,12 @@ import { Worker, type Job } from 'bullmq';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { incrementCounter } from '../../platform/metrics.js';
+import { queueOf } from '../../platform/queue.js';
 import { postEnvelope } from './webhooks.delivery.js';
 import { NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
 import { recordAttempt } from './webhooks.repo.js';
+
+export const WEBHOOK_QUEUE = 'webhooks';
 
 export interface DeliveryJob {
   eventId: string;
@@ -25,7 +28,7 @@ export async function enqueueDelivery(
   opts: { redelivery?: boolean } = {},
 ): Promise<void> {
   const now = deps.clock.now().getTime();
-  await deps.queues.webhooks.addBulk(
+  await queueOf(deps, WEBHOOK_QUEUE).addBulk(
     events.map((e) => ({
       name: 'deliver',
       data: { eventId: e.id, platformId: e.platformId, windowStartMs: now } satisfies DeliveryJob,
@@ -96,7 +99,7 @@ export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise
 
 export function startWebhookWorker(deps: AppDeps, connection: import('bullmq').ConnectionOptions): Worker {
   return new Worker<DeliveryJob>(
-    'webhooks',
+    WEBHOOK_QUEUE,
     async (job: Job<DeliveryJob>) => {
       const outcome = await processDelivery(deps, job.data);
       if (outcome === 'RETRY') throw new RetryDelivery(`delivery of ${job.data.eventId} failed; retrying`);

@@ -1,0 +1,7 @@
+import type { DomainModule } from '../../platform/module.js';
+import { configRoutes } from './config.routes.js';
+
+export const platformsModule: DomainModule = {
+  name: 'platforms',
+  routes: (api, deps) => configRoutes(api, deps),
+};
