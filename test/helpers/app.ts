@@ -9,6 +9,7 @@ import { createPrisma } from '../../src/platform/db.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { closeQueues, createQueues } from '../../src/platform/queue.js';
 import { loadSigner } from '../../src/platform/signing.js';
+import { loggerOptions } from '../../src/platform/logger.js';
 import { bullConnection } from '../../src/bootstrap.js';
 import { ALL_QUEUES } from '../../src/modules.js';
 import type { AppDeps } from '../../src/deps.js';
@@ -51,7 +52,7 @@ export interface TestPlatform extends CreatedPlatform {
  * A fresh database cloned from the migrated template and a private Redis key prefix, so test
  * files never see each other's rows, queues or caches.
  */
-export async function createTestEnv(env: Record<string, string> = {}, opts: BuildOptions = {}): Promise<TestEnv> {
+export async function createTestEnv(env: Record<string, string> = {}, opts: BuildOptions & { logStream?: { write(s: string): void } } = {}): Promise<TestEnv> {
   const suffix = randomBytes(5).toString('hex');
   const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_${suffix}`;
   const rootUrl = inject('databaseUrl');
@@ -77,7 +78,8 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
   const redis = createRedis(config.REDIS_URL);
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
-  const deps: AppDeps = { config, prisma, redis, queues, clock, signer, logger: pino({ level: config.LOG_LEVEL }) };
+  const logger = opts.logStream ? pino(loggerOptions(config.LOG_LEVEL, 'test'), opts.logStream) : pino(loggerOptions(config.LOG_LEVEL, 'test'));
+  const deps: AppDeps = { config, prisma, redis, queues, clock, signer, logger };
   const app = await buildApp(deps, opts);
   await app.ready();
   const running: RunningWorkers[] = [];

@@ -100,3 +100,22 @@ describe('error bodies', () => {
     assertMatchesResponseSchema('GET', `${BASE}/webhook-events/{eventId}`, 404, res.json());
   });
 });
+
+describe('rate limit', () => {
+  it('answers 429 RATE_LIMITED with Retry-After past the per-credential limit, counted in Redis', async () => {
+    const limited = await createTestEnv({ RATE_LIMIT_MAX: '3' });
+    try {
+      const q = await limited.platform();
+      const other = await limited.platform();
+      for (let i = 0; i < 3; i++) expect((await q.request({ method: 'GET', url: '/config' })).statusCode).toBe(200);
+      const res = await q.request({ method: 'GET', url: '/config' });
+      const body = expectErrorBody(res, 429, 'RATE_LIMITED');
+      expect(body.status).toBe(429);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      // Another credential has its own budget.
+      expect((await other.request({ method: 'GET', url: '/config' })).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});

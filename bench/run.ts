@@ -1,0 +1,95 @@
+/**
+ * npm run bench: starts the built API (dist/server.js) as its own process against DATABASE_URL /
+ * REDIS_URL (defaults: local svc_bench database, created and migrated here), creates a platform and
+ * measures with autocannon. Prints requests/s and latency percentiles per scenario.
+ * Scenarios: authenticated GET /config (baseline). Later scenarios add to SCENARIOS.
+ */
+import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { migrate } from '../src/cli/db-migrate.js';
+import { createPrisma } from '../src/platform/db.js';
+import { createPlatform } from '../src/domains/platforms/platforms.service.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const PORT = Number(process.env.BENCH_PORT ?? 3999);
+const ROOT_URL = process.env.BENCH_DATABASE_ROOT ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const DB = 'svc_bench';
+
+export interface Scenario {
+  name: string;
+  /** Prepares and returns autocannon request options. */
+  setup(ctx: BenchCtx): Promise<Partial<autocannon.Options> & { path?: string }>;
+}
+export interface BenchCtx {
+  baseUrl: string;
+  auth: string;
+  platformId: string;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'GET /config (authenticated)',
+    setup: async () => ({ method: 'GET', path: '/2025-10-13/config' }),
+  },
+];
+
+async function ensureDatabase(): Promise<string> {
+  const admin = new pg.Client({ connectionString: ROOT_URL });
+  await admin.connect();
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${DB}"`);
+  await admin.end();
+  const u = new URL(ROOT_URL);
+  u.pathname = `/${DB}`;
+  return u.toString();
+}
+
+async function waitReady(url: string) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not become ready');
+}
+
+async function main() {
+  const databaseUrl = process.env.DATABASE_URL ?? (await ensureDatabase());
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  await migrate(databaseUrl);
+  const prisma = createPrisma(databaseUrl, 2);
+  const platform = await createPlatform(prisma, { name: 'bench' });
+  await prisma.$disconnect();
+
+  const server = spawn(process.execPath, ['dist/server.js'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: String(PORT), LOG_LEVEL: 'warn', REDIS_PREFIX: 'bench', RATE_LIMIT_MAX: '100000000' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const baseUrl = `http://127.0.0.1:${PORT}`;
+  try {
+    await waitReady(baseUrl);
+    const auth = `Basic ${Buffer.from(`${platform.clientId}:${platform.clientSecret}`).toString('base64')}`;
+    const ctx: BenchCtx = { baseUrl, auth, platformId: platform.platformId };
+    console.log(`bench: ${DURATION_S}s per scenario, ${CONNECTIONS} connections, node ${process.version}`);
+    for (const s of SCENARIOS) {
+      const { path = '/', ...opts } = await s.setup(ctx);
+      const result = await autocannon({ url: `${baseUrl}${path}`, connections: CONNECTIONS, duration: DURATION_S, ...opts, headers: { authorization: auth, 'content-type': 'application/json', ...(opts.headers ?? {}) } });
+      if (result.non2xx > 0) console.warn(`${s.name}: ${result.non2xx} non-2xx answers — the figures below are not valid`);
+      console.log(
+        `${s.name.padEnd(40)} ${result.requests.average.toFixed(0).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  (${result.requests.total} requests, ${result.non2xx} non-2xx, ${result.errors} errors)`,
+      );
+    }
+  } finally {
+    server.kill('SIGTERM');
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
