@@ -40,6 +40,8 @@ COPY --from=build /app/dist ./dist
 # dist/cli/db-migrate.js reads ./prisma/migrations at run time.
 COPY --from=build /app/prisma ./prisma
 COPY --from=build /app/openapi.yaml ./openapi.yaml
+# src/domains/external-accounts/discoveries.ts reads ./data/discoveries.json at start-up.
+COPY --from=build /app/data ./data
 
 # Application files stay root-owned and read-only for the process; var/ is the only
 # writable directory (local storage, e.g. uploaded documents).

@@ -2,7 +2,8 @@
  * npm run bench: starts the built API (dist/server.js) as its own process against DATABASE_URL /
  * REDIS_URL (defaults: local svc_bench database, created and migrated here), creates a platform and
  * measures with autocannon. Prints requests/s and latency percentiles per scenario.
- * Scenarios: authenticated GET /config (baseline). Later scenarios add to SCENARIOS.
+ * Scenarios: authenticated GET /config (the baseline) and quote + execute pairs between two
+ * internal accounts (the worker settles them meanwhile, as in production).
  */
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
@@ -10,10 +11,13 @@ import pg from 'pg';
 import { migrate } from '../src/cli/db-migrate.js';
 import { createPrisma } from '../src/platform/db.js';
 import { createPlatform } from '../src/domains/platforms/platforms.service.js';
+import { openInternalAccounts } from '../src/domains/ledger/internal-accounts.service.js';
+import { newId } from '../src/platform/ids.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const PORT = Number(process.env.BENCH_PORT ?? 3999);
+const SENDERS = Number(process.env.BENCH_SENDERS ?? 20);
 const ROOT_URL = process.env.BENCH_DATABASE_ROOT ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB = 'svc_bench';
 
@@ -23,6 +27,7 @@ export interface Scenario {
   setup(ctx: BenchCtx): Promise<Partial<autocannon.Options> & { path?: string }>;
 }
 export interface BenchCtx {
+  databaseUrl: string;
   baseUrl: string;
   auth: string;
   platformId: string;
@@ -33,7 +38,52 @@ const SCENARIOS: Scenario[] = [
     name: 'GET /config (authenticated)',
     setup: async () => ({ method: 'GET', path: '/2025-10-13/config' }),
   },
+  {
+    // Each autocannon "request pair": POST /quotes, then POST /quotes/{id}/execute on its answer.
+    name: 'POST /quotes + POST execute (pairs)',
+    setup: async (ctx) => {
+      const { sources, destination } = await moneyAccounts(ctx, SENDERS);
+      let next = 0;
+      const bodyFor = () => JSON.stringify({ source: { sourceType: 'ACCOUNT', accountId: sources[next++ % sources.length] }, destination: { destinationType: 'ACCOUNT', accountId: destination }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 });
+      return {
+        path: '/2025-10-13/quotes',
+        requests: [
+          {
+            method: 'POST',
+            path: '/2025-10-13/quotes',
+            setupRequest: (req: any) => ({ ...req, body: bodyFor() }),
+            onResponse: (_status: number, resBody: string, context: Record<string, unknown>) => {
+              context.quoteId = JSON.parse(resBody).id;
+            },
+          },
+          {
+            method: 'POST',
+            setupRequest: (req: any, context: Record<string, unknown>) => ({ ...req, path: `/2025-10-13/quotes/${context.quoteId}/execute`, body: '' }),
+          },
+        ],
+      } as Partial<autocannon.Options> & { path: string };
+    },
+  },
 ];
+
+/** Funded APPROVED senders' USD accounts (round-robin, as many customers pay at once) and one account to pay into. */
+async function moneyAccounts(ctx: BenchCtx, senders: number): Promise<{ sources: string[]; destination: string }> {
+  const prisma = createPrisma(ctx.databaseUrl, 2);
+  const ids: string[] = [];
+  for (const name of ['Bench Receiver', ...Array.from({ length: senders }, (_, i) => `Bench Sender ${i}`)]) {
+    const customerId = newId('Customer');
+    await prisma.$transaction(async (tx) => {
+      await tx.customer.create({ data: { id: customerId, platformId: ctx.platformId, platformCustomerId: customerId, customerType: 'INDIVIDUAL', status: 'APPROVED', currencies: ['USD'], fullName: name, umaAddress: `$${customerId.slice(-12)}@bench.example` } as any });
+      await openInternalAccounts(tx, ctx.platformId, customerId, ['USD']);
+    });
+    ids.push((await prisma.internalAccount.findFirstOrThrow({ where: { customerId } })).id);
+  }
+  await prisma.$disconnect();
+  for (const id of ids.slice(1)) {
+    await fetch(`${ctx.baseUrl}/2025-10-13/sandbox/internal-accounts/${id}/fund`, { method: 'POST', headers: { authorization: ctx.auth, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 100_000_000_000 }) });
+  }
+  return { sources: ids.slice(1), destination: ids[0]! };
+}
 
 async function ensureDatabase(): Promise<string> {
   const admin = new pg.Client({ connectionString: ROOT_URL });
@@ -47,7 +97,7 @@ async function ensureDatabase(): Promise<string> {
 }
 
 async function waitReady(url: string) {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     try {
       if ((await fetch(`${url}/readyz`)).ok) return;
     } catch {
@@ -70,11 +120,15 @@ async function main() {
     env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: String(PORT), LOG_LEVEL: 'warn', REDIS_PREFIX: 'bench', RATE_LIMIT_MAX: '100000000' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  const worker = spawn(process.execPath, ['dist/worker.js'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOG_LEVEL: 'warn', REDIS_PREFIX: 'bench', SANDBOX_RAIL_DELAY_SCALE: '0.01' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const baseUrl = `http://127.0.0.1:${PORT}`;
   try {
     await waitReady(baseUrl);
     const auth = `Basic ${Buffer.from(`${platform.clientId}:${platform.clientSecret}`).toString('base64')}`;
-    const ctx: BenchCtx = { baseUrl, auth, platformId: platform.platformId };
+    const ctx: BenchCtx = { databaseUrl, baseUrl, auth, platformId: platform.platformId };
     console.log(`bench: ${DURATION_S}s per scenario, ${CONNECTIONS} connections, node ${process.version}`);
     for (const s of SCENARIOS) {
       const { path = '/', ...opts } = await s.setup(ctx);
@@ -86,6 +140,7 @@ async function main() {
     }
   } finally {
     server.kill('SIGTERM');
+    worker.kill('SIGTERM');
   }
 }
 

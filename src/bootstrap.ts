@@ -12,7 +12,7 @@ import { ALL_QUEUES } from './modules.js';
 /** Opens every connection a process needs. The caller owns them and closes them with closeDeps. */
 export async function createDeps(config: AppConfig, name: string): Promise<AppDeps> {
   const logger = pino(loggerOptions(config.LOG_LEVEL, name));
-  const prisma = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const prisma = createPrisma(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, txMaxWaitMs: config.DATABASE_TX_MAX_WAIT_MS, txTimeoutMs: config.DATABASE_TX_TIMEOUT_MS });
   const redis = createRedis(config.REDIS_URL);
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);

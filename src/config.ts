@@ -1,10 +1,48 @@
 import { z } from 'zod';
+import { isKnownCurrency } from './platform/currencies.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+
+const feeBps = z.number().int().min(0).max(10_000);
+const feeMinorAmount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const feeCurrency = z.string().refine(isKnownCurrency, 'unknown currency');
+
+/**
+ * `SERVICE_FEE_SCHEDULE`: JSON overriding the service's own fee schedule (defaults and meaning in
+ * src/domains/fees/fee-rules.ts). Each field given replaces that field's default as a whole.
+ * `railFixed` keys are a rail (`WIRE`: minor units of USD, charged when sending USD) or a rail and
+ * a sending currency (`WIRE:EUR`: minor units of EUR, charged when sending EUR).
+ */
+export const serviceFeeScheduleInput = z
+  .object({
+    crossCurrencyBps: feeBps.optional(),
+    crossCurrencyFixed: z.record(feeCurrency, feeMinorAmount).optional(),
+    railFixed: z
+      .record(
+        z.string().refine((k) => /^[A-Z][A-Z0-9_]*(:[A-Z]{3,4})?$/.test(k) && (!k.includes(':') || isKnownCurrency(k.split(':')[1]!)), 'must be RAIL or RAIL:CURRENCY'),
+        feeMinorAmount,
+      )
+      .optional(),
+    railBps: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be a rail name'), feeBps).optional(),
+  })
+  .strict();
+export type ServiceFeeScheduleInput = z.infer<typeof serviceFeeScheduleInput>;
+
+const serviceFeeScheduleEnv = z
+  .string()
+  .transform((raw, ctx) => {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      ctx.issues.push({ code: 'custom', message: 'must be a JSON object, e.g. {"crossCurrencyBps":50}', input: raw });
+      return z.NEVER;
+    }
+  })
+  .pipe(serviceFeeScheduleInput);
 
 /**
  * Every variable the processes read, with its default. `.env.example` lists the same set;
@@ -22,6 +60,8 @@ export const envSchema = z.object({
   PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
   DATABASE_URL: z.string().min(1, 'is required (postgresql://user@host:5432/db)'),
   DATABASE_POOL_MAX: int(10, 1),
+  DATABASE_TX_MAX_WAIT_MS: int(10_000, 100),
+  DATABASE_TX_TIMEOUT_MS: int(15_000, 100),
   REDIS_URL: z.string().min(1, 'is required (redis://host:6379)'),
   REDIS_PREFIX: z.string().default('svc'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -41,6 +81,56 @@ export const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.optional(),
   OUTBOX_RELAY_INTERVAL_MS: int(500, 10),
   OUTBOX_RELAY_BATCH: int(200, 1),
+  EXTERNAL_ACCOUNT_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
+    .optional(),
+  EXTERNAL_ACCOUNT_CHALLENGE_TTL_MS: int(900_000, 1000),
+  TRUST_CHALLENGE_TTL_MS: int(300_000, 1000),
+  EXTERNAL_ACCOUNT_SWEEP_INTERVAL_MS: int(30_000, 100),
+  EXTERNAL_ACCOUNT_SWEEP_BATCH: int(100, 1),
+  // Customer onboarding (src/domains/customers, verification, documents).
+  UMA_DEFAULT_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,253}$/, 'must be a lower-case domain name').default('localhost'),
+  NOTIFIER: z.enum(['sandbox']).default('sandbox'),
+  CONTACT_CODE_TTL_SECONDS: int(600, 30),
+  CONTACT_CODE_MAX_ATTEMPTS: int(5, 1),
+  KYC_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  KYC_LINK_TTL_SECONDS: int(86_400, 60),
+  KYC_SANDBOX_REVIEW_DELAY_MS: int(5_000, 0),
+  KYC_DECISION_ATTEMPTS: int(10, 1),
+  KYC_RECONCILE_INTERVAL_MS: int(60_000, 100),
+  KYC_RECONCILE_AFTER_MS: int(120_000, 0),
+  KYC_RECONCILE_BATCH: int(100, 1),
+  DOCUMENT_STORAGE: z.enum(['local', 's3']).default('local'),
+  DOCUMENT_STORAGE_DIR: z.string().min(1).default('./var/documents'),
+  DOCUMENT_MAX_BYTES: int(10 * 1024 * 1024, 1).refine((n) => n <= 10 * 1024 * 1024, 'must be at most 10485760 (spec: 10 MB)'),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_BUCKET: z.string().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool.default(true),
+  S3_TIMEOUT_MS: int(15_000, 100),
+  // Fees and FX (src/domains/fees, src/adapters/fx; docs/decisions.md "Fees and FX").
+  SERVICE_FEE_SCHEDULE: serviceFeeScheduleEnv.optional(),
+  FX_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  FX_SPREAD_BPS: int(50, 0).refine((n) => n <= 1000, 'must be at most 1000 (10%)'),
+  FX_CACHE_TTL_SECONDS: int(300, 1).refine((n) => n <= 86_400, 'must be at most 86400 (one day)'),
+  QUOTE_TTL_SECONDS: int(300, 5),
+  /** Receiving currencies whose corridors need `purposeOfPayment` (comma-separated). */
+  PURPOSE_OF_PAYMENT_REQUIRED_CURRENCIES: z
+    .string()
+    .default('INR,CNY,NGN')
+    .transform((s) => s.split(',').map((c) => c.trim()).filter(Boolean)),
+  QUOTE_EXPIRY_SWEEP_INTERVAL_MS: int(1000, 10),
+  QUOTE_EXPIRY_SWEEP_BATCH: int(200, 1),
+  PAYMENT_POLL_MIN_MS: int(250, 1),
+  PAYMENT_POLL_MAX_MS: int(60_000, 1),
+  PAYMENT_CONCURRENCY: int(16, 1),
+  PAYMENT_STALE_MS: int(60_000, 100),
+  SANDBOX_RAIL_DELAY_SCALE: z.coerce.number().min(0).default(1),
+  SANDBOX_SLOW_MS: int(360_000, 0),
+  SANDBOX_RETURN_AFTER_MS: int(5_000, 0),
   OPERATOR_USER: z.string().optional(),
   OPERATOR_PASSWORD: z.string().optional(),
 });

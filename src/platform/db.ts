@@ -4,9 +4,23 @@ import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 export { Prisma };
 export type { PrismaClient };
 
-export function createPrisma(databaseUrl: string, poolMax = 10): PrismaClient {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: poolMax });
-  return new PrismaClient({ adapter });
+export interface DbOptions {
+  poolMax?: number;
+  /** How long a transaction may wait for a pooled connection before giving up (then 503). */
+  txMaxWaitMs?: number;
+  /** Upper bound on one interactive transaction. */
+  txTimeoutMs?: number;
+}
+
+export function createPrisma(databaseUrl: string, opts: DbOptions | number = {}): PrismaClient {
+  const o = typeof opts === 'number' ? { poolMax: opts } : opts;
+  const adapter = new PrismaPg({ connectionString: databaseUrl, max: o.poolMax ?? 10 });
+  return new PrismaClient({ adapter, transactionOptions: { maxWait: o.txMaxWaitMs ?? 10_000, timeout: o.txTimeoutMs ?? 15_000 } });
+}
+
+/** The pool had no connection in time: overload, not a bug; the client may retry. */
+export function isPoolExhausted(err: unknown): boolean {
+  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2028' && /start a transaction/i.test(err.message);
 }
 
 /**

@@ -24,7 +24,9 @@ export type ResourceType =
   | 'Journal'
   | 'Agent'
   | 'AgentAction'
-  | 'SigningCredential';
+  | 'SigningCredential'
+  | 'KycLink'
+  | 'StatusChange';
 
 /** `<ResourceType>:<uuid>` with a time-ordered UUIDv7, so ids sort by creation. */
 export function newId(type: ResourceType): string {

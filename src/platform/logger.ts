@@ -30,7 +30,6 @@ export const REDACT_PATHS = [
   '*.taxId',
   '*.documentNumber',
   '*.file',
-  '*.code',
   '*.*.identifier',
   '*.*.accountNumber',
   '*.*.iban',

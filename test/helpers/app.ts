@@ -74,7 +74,7 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
     ...env,
   });
   const clock = new TestClock();
-  const prisma = createPrisma(config.DATABASE_URL, config.DATABASE_POOL_MAX);
+  const prisma = createPrisma(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, txMaxWaitMs: config.DATABASE_TX_MAX_WAIT_MS, txTimeoutMs: config.DATABASE_TX_TIMEOUT_MS });
   const redis = createRedis(config.REDIS_URL);
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);

@@ -36,6 +36,12 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   // Partial index (WHERE relayed_at IS NULL) for the outbox relay's scan of unrelayed events;
   // Prisma's @@index cannot express a WHERE clause.
   'webhook_events.webhook_events_unrelayed_idx': 'outbox relay scan of unrelayed events (partial)',
+  'customers.customers_platform_customer_id_active_key': 'platformCustomerId unique among active (not deleted) customers (partial)',
+  'external_accounts.external_accounts_live_identity_key': 'one live account per owner, currency and identity: the duplicate rule (partial)',
+  'external_accounts.external_accounts_default_uma_key': 'one defaultUmaDepositAccount per customer (partial)',
+  'external_account_challenges.external_account_challenges_outstanding_key': 'one outstanding challenge per account and purpose (partial)',
+  'verifications.verifications_one_open_per_customer_key': 'at most one open verification per customer (partial)',
+  'transactions.transactions_live_idx': 'the payments sweep scans only PENDING and PROCESSING transactions (partial)',
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -40,23 +40,30 @@ export async function postJournal(ctx: Ctx, tx: TenantTx, input: JournalInput): 
     data: postings.map((p) => ({ id: newId('LedgerEntry'), journalId, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount })) as any,
   });
   const deltas = internalDeltas(postings);
+  const changed: Array<{ accountId: string; available: bigint; held: bigint }> = [];
+  // Read before locking: the events need the accounts' other fields, not a re-read under lock.
+  const accounts = new Map((await tx.internalAccount.findMany({ where: { id: { in: [...deltas.keys()] } } })).map((a) => [a.id, a]));
   // Fixed lock order (by account id) so concurrent journals cannot deadlock.
   for (const [accountId, d] of [...deltas].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const rows = await tx.$queryRaw<Array<{ id: string }>>`
+    const rows = await tx.$queryRaw<Array<{ available_balance: bigint; held_balance: bigint }>>`
       UPDATE internal_accounts
          SET available_balance = available_balance + ${d.available},
              held_balance = held_balance + ${d.held},
              updated_at = now()
        WHERE id = ${accountId} AND platform_id = ${ctx.platformId} AND currency = ${d.currency}
          AND available_balance + ${d.available} >= 0 AND held_balance + ${d.held} >= 0
-      RETURNING id`;
+      RETURNING available_balance, held_balance`;
     if (rows.length === 0) {
-      const exists = await tx.internalAccount.findUnique({ where: { id: accountId } });
+      const exists = accounts.get(accountId);
       invariant(exists && exists.currency === d.currency, `journal ${input.key} names unknown account ${accountId} in ${d.currency}`);
       throw new InsufficientFundsError(accountId);
     }
-    const account = await tx.internalAccount.findUniqueOrThrow({ where: { id: accountId } });
-    await recordEvent(tx, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', internalAccountResource(account));
+    changed.push({ accountId, available: rows[0]!.available_balance, held: rows[0]!.held_balance });
+  }
+  // Events after every balance moved, from the rows the updates returned (no re-read under lock).
+  for (const c of changed) {
+    const account = accounts.get(c.accountId)!;
+    await recordEvent(tx, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', internalAccountResource({ ...account, availableBalance: c.available, heldBalance: c.held, updatedAt: ctx.clock.now() }));
   }
   return true;
 }

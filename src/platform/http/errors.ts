@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import findMyWay from 'find-my-way';
 import { DomainError, type FieldError } from '../errors.js';
+import { isPoolExhausted } from '../db.js';
 
 export interface ErrorBody {
   status: number;
@@ -56,6 +57,11 @@ export function installErrorHandling(app: FastifyInstance) {
       if (err.headers) reply.headers(err.headers);
       if (err.status >= 500) req.log.error({ err }, 'domain error');
       return sendError(reply, err.status, err.code, err.message, err.details);
+    }
+    if (isPoolExhausted(err)) {
+      req.log.warn({ err }, 'database pool exhausted');
+      reply.header('retry-after', '1');
+      return sendError(reply, 503, 'SERVICE_UNAVAILABLE', 'The service is busy; retry shortly.');
     }
     const mapped = fromFastifyError(err);
     if (mapped) {

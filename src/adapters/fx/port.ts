@@ -1,0 +1,33 @@
+/**
+ * Exchange rates, in our vocabulary (decision A19): `rate` is a decimal string of sending-currency
+ * major units per one receiving-currency major unit, already including the provider's spread, so a
+ * quote prices with it as is.
+ */
+
+export interface FxRate {
+  rate: string;
+  /** When the provider quoted it. */
+  asOf: Date;
+}
+
+export interface FxRateProvider {
+  readonly id: string;
+  getRate(sending: string, receiving: string): Promise<FxRate>;
+}
+
+/**
+ * No rate for the pair. `retryable` tells a transient outage (try again later) from a pair the
+ * provider does not quote at all (`PAIR_UNSUPPORTED`, never retryable).
+ */
+export class FxRateUnavailableError extends Error {
+  constructor(
+    readonly providerId: string,
+    readonly reason: 'PAIR_UNSUPPORTED' | 'PROVIDER_UNAVAILABLE',
+    readonly retryable: boolean,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'FxRateUnavailableError';
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * Delivers one-time contact-verification codes (email or SMS). The service makes the code, keeps
+ * only its hash, and hands the plain code to the notifier once; a notifier never stores it.
+ */
+export type NotifierChannel = 'email' | 'phone';
+
+export interface ContactCodeMessage {
+  /** Our customer id: the provider's idempotency reference. */
+  customerId: string;
+  channel: NotifierChannel;
+  /** Email address or E.164 phone number. */
+  to: string;
+  code: string;
+  expiresAt: Date;
+}
+
+export interface Notifier {
+  readonly id: string;
+  sendContactCode(message: ContactCodeMessage): Promise<void>;
+}

@@ -1,0 +1,16 @@
+import type { Logger } from 'pino';
+import type { ContactCodeMessage, Notifier } from '../port.js';
+
+/**
+ * Sends nothing: it writes the code to the log at debug level (never the address or number), so a
+ * developer can complete the flow. In sandbox the code is the documented fixed `123456` (decision A2).
+ * The field is `sandboxCode` on purpose: `*.code` is redacted from every log line.
+ */
+export function sandboxNotifier(logger: Logger): Notifier {
+  return {
+    id: 'sandbox',
+    async sendContactCode(m: ContactCodeMessage) {
+      logger.debug({ customerId: m.customerId, channel: m.channel, sandboxCode: m.code, expiresAt: m.expiresAt.toISOString() }, 'contact verification code');
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import type { Redis } from 'ioredis';
+import type { PayoutRequest, PayoutResult, RailAdapter, RefundResult } from '../port.js';
+
+/**
+ * Deterministic sandbox rail (decision A9). The outcome is chosen by the destination identifier's
+ * last three digits, or by the last three digits of the amount (`9xx` amounts, for destinations
+ * whose identifier cannot be chosen freely):
+ *   002 / amount …902  execution fails at submission (QUOTE_EXECUTION_FAILED)
+ *   003 / amount …903  completes slowly (SANDBOX_SLOW_MS, default 6 minutes: a "stuck" payment)
+ *   004 / amount …904  counterparty delivery fails after the rail delay (ACCOUNT_CANNOT_RECEIVE)
+ *   005 / amount …905  completes, then the bank returns it (PAYOUT_RETURNED → FAILED)
+ *   006 / amount …906  the user cancels (refund reason USER_CANCELLATION)
+ *   007 / amount …907  payout and refund both fail
+ *   anything else       completes after the rail's delay
+ * Submissions are remembered in Redis (SET NX per idempotency key), so a retried submit returns
+ * the first result and every process sees the same payout.
+ */
+export type Scenario = 'OK' | 'FAIL_AT_SUBMIT' | 'SLOW' | 'DELIVERY_FAILS' | 'RETURNED' | 'CANCELLED' | 'REFUND_FAILS';
+
+const BY_CODE: Record<string, Scenario> = {
+  '002': 'FAIL_AT_SUBMIT',
+  '003': 'SLOW',
+  '004': 'DELIVERY_FAILS',
+  '005': 'RETURNED',
+  '006': 'CANCELLED',
+  '007': 'REFUND_FAILS',
+};
+
+export function scenarioFor(identifierLast3: string, amount: bigint): Scenario {
+  const byId = BY_CODE[identifierLast3];
+  if (byId) return byId;
+  const tail = amount % 1000n;
+  if (tail >= 902n && tail <= 907n) return BY_CODE[`00${tail - 900n}`]!;
+  return 'OK';
+}
+
+/** Default settlement delays per rail in milliseconds, scaled by SANDBOX_RAIL_DELAY_SCALE. */
+export const RAIL_DELAYS_MS: Record<string, number> = {
+  RTP: 500, FEDNOW: 500, INSTAPAY: 500, PIX: 500, SPEI: 1000, UPI: 500, FASTER_PAYMENTS: 1000, SEPA_INSTANT: 500,
+  ACH: 8000, WIRE: 4000, SEPA: 4000, SWIFT: 10000, BANK_TRANSFER: 4000, MOBILE_MONEY: 2000, NEFT: 4000, RTGS: 2000,
+  PAYNOW: 500, FAST: 500, PESONET: 4000, INTERNAL: 0, CRYPTO: 2000, LIGHTNING: 200,
+};
+
+interface Stored {
+  scenario: Scenario;
+  submittedAtMs: number;
+  rail: string;
+}
+
+export interface SandboxRailOptions {
+  redis: Redis;
+  prefix: string;
+  now: () => number;
+  delayScale: number;
+  slowMs: number;
+  /** How long after completion a 005 payout is returned. */
+  returnAfterMs: number;
+}
+
+export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
+  const key = (ref: string) => `${opts.prefix}:sandbox-rail:${ref}`;
+  const delayOf = (rail: string) => Math.round((RAIL_DELAYS_MS[rail] ?? 2000) * opts.delayScale);
+
+  function statusOf(ref: string, s: Stored): PayoutResult {
+    const elapsed = opts.now() - s.submittedAtMs;
+    const delay = s.scenario === 'SLOW' ? opts.slowMs : delayOf(s.rail);
+    const pending = (left: number): PayoutResult => ({ status: 'PENDING', reference: ref, pollAfterMs: Math.max(left, 10) });
+    switch (s.scenario) {
+      case 'FAIL_AT_SUBMIT':
+        return { status: 'FAILED', reference: ref, failureReason: 'QUOTE_EXECUTION_FAILED', retryable: false };
+      case 'DELIVERY_FAILS':
+      case 'REFUND_FAILS':
+        return elapsed < delay ? pending(delay - elapsed) : { status: 'FAILED', reference: ref, failureReason: 'ACCOUNT_CANNOT_RECEIVE', retryable: false };
+      case 'CANCELLED':
+        return elapsed < delay ? pending(delay - elapsed) : { status: 'FAILED', reference: ref, failureReason: 'USER_CANCELLATION', retryable: false };
+      case 'RETURNED':
+        if (elapsed < delay) return pending(delay - elapsed);
+        if (elapsed < delay + opts.returnAfterMs) return { status: 'COMPLETED', reference: ref, pollAfterMs: delay + opts.returnAfterMs - elapsed };
+        return { status: 'RETURNED', reference: ref, failureReason: 'PAYOUT_RETURNED', retryable: false };
+      default:
+        return elapsed < delay ? pending(delay - elapsed) : { status: 'COMPLETED', reference: ref };
+    }
+  }
+
+  return {
+    id: 'sandbox',
+    rails: Object.keys(RAIL_DELAYS_MS),
+    async submitPayout(req: PayoutRequest) {
+      const ref = `sbx_${req.idempotencyKey.replace(/^Transaction:/, '')}`;
+      const fresh: Stored = { scenario: scenarioFor(req.destination.identifierLast3, req.amount), submittedAtMs: opts.now(), rail: req.rail };
+      await opts.redis.set(key(ref), JSON.stringify(fresh), 'EX', 30 * 24 * 3600, 'NX');
+      const stored = JSON.parse((await opts.redis.get(key(ref)))!) as Stored;
+      return statusOf(ref, stored);
+    },
+    async getPayoutStatus(reference: string) {
+      const raw = await opts.redis.get(key(reference));
+      // Unknown to us: never guess an outcome.
+      if (!raw) return { status: 'PENDING', reference, pollAfterMs: 1000 };
+      return statusOf(reference, JSON.parse(raw) as Stored);
+    },
+    async refundPayout(req): Promise<RefundResult> {
+      const raw = await opts.redis.get(key(req.reference));
+      const s = raw ? (JSON.parse(raw) as Stored) : undefined;
+      return { status: s?.scenario === 'REFUND_FAILS' ? 'FAILED' : 'COMPLETED', reference: `rfd_${req.idempotencyKey.replace(/[^A-Za-z0-9-]/g, '')}` };
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { AppConfig } from '../../config.js';
+import { ConfigError } from '../../config.js';
+import type { DocumentStorage } from './port.js';
+import { localStorage } from './local/index.js';
+import { s3Storage } from './s3/index.js';
+
+/** The storage DOCUMENT_STORAGE names; an S3 choice without bucket and keys stops start-up. */
+export function documentStorageFor(config: AppConfig): DocumentStorage {
+  switch (config.DOCUMENT_STORAGE) {
+    case 'local':
+      return localStorage(config.DOCUMENT_STORAGE_DIR);
+    case 's3': {
+      const missing = (['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((k) => !config[k]);
+      if (missing.length) throw new ConfigError(`Invalid configuration:\n${missing.map((k) => `  ${k}: is required when DOCUMENT_STORAGE=s3`).join('\n')}`);
+      return s3Storage({
+        endpoint: config.S3_ENDPOINT,
+        region: config.S3_REGION,
+        bucket: config.S3_BUCKET!,
+        accessKeyId: config.S3_ACCESS_KEY_ID!,
+        secretAccessKey: config.S3_SECRET_ACCESS_KEY!,
+        forcePathStyle: config.S3_FORCE_PATH_STYLE,
+        timeoutMs: config.S3_TIMEOUT_MS,
+      });
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import type { DomainModule } from '../../platform/module.js';
+import { EXTERNAL_ACCOUNTS_QUEUE } from './external-accounts.queue.js';
+import { externalAccountPublicRoutes, externalAccountRoutes } from './external-accounts.routes.js';
+import { startExternalAccountsWorker } from './external-accounts.jobs.js';
+import { sweepPendingChecks } from './external-accounts.service.js';
+
+export const externalAccountsModule: DomainModule = {
+  name: 'external-accounts',
+  queues: [EXTERNAL_ACCOUNTS_QUEUE],
+  routes: (api) => externalAccountRoutes(api),
+  publicRoutes: (app, deps) => externalAccountPublicRoutes(app, deps),
+  workers: (deps, connection) => [startExternalAccountsWorker(deps, connection)],
+  loops: [
+    {
+      name: 'external-accounts-pending-sweep',
+      intervalMs: (deps) => deps.config.EXTERNAL_ACCOUNT_SWEEP_INTERVAL_MS,
+      run: sweepPendingChecks,
+    },
+  ],
+};
+
+export { getPayableExternalAccount, getPayoutDestination, type PayableExternalAccount } from './external-accounts.service.js';

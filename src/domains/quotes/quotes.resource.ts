@@ -1,0 +1,27 @@
+import type { Quote } from '../../generated/prisma/client.js';
+import { currencyOf } from '../../platform/currencies.js';
+import { toWireNumber } from '../../platform/money.js';
+
+/** The spec's Quote response (decisions Part B §4.2). */
+export function quoteResource(q: Quote) {
+  return {
+    id: q.id,
+    status: q.status,
+    createdAt: q.createdAt.toISOString(),
+    expiresAt: q.expiresAt.toISOString(),
+    source: q.source,
+    destination: q.destination,
+    sendingCurrency: currencyOf(q.sendingCurrency),
+    receivingCurrency: currencyOf(q.receivingCurrency),
+    totalSendingAmount: toWireNumber(q.totalSendingAmount),
+    totalReceivingAmount: toWireNumber(q.totalReceivingAmount),
+    exchangeRate: Number(q.exchangeRate),
+    feesIncluded: toWireNumber(q.feesIncluded),
+    platformFeesIncluded: toWireNumber(q.platformFeesIncluded),
+    transactionId: q.transactionId,
+    description: q.description,
+    remittanceInformation: q.remittanceInformation,
+    purposeOfPayment: q.purposeOfPayment,
+    paymentInstructions: [],
+  };
+}

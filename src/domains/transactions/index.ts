@@ -1,0 +1,18 @@
+import type { DomainModule } from '../../platform/module.js';
+import { transactionRoutes } from './transactions.routes.js';
+import { PAYMENTS_QUEUE, startPaymentsWorker, sweepPayments } from './transactions.jobs.js';
+
+export const transactionsModule: DomainModule = {
+  name: 'transactions',
+  queues: [PAYMENTS_QUEUE],
+  routes: (api) => transactionRoutes(api),
+  workers: (deps, connection) => [startPaymentsWorker(deps, connection)],
+  loops: [
+    {
+      name: 'payments-sweep',
+      intervalMs: (deps) => deps.config.QUOTE_EXPIRY_SWEEP_INTERVAL_MS,
+      batch: (deps) => deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
+      run: sweepPayments,
+    },
+  ],
+};

@@ -1,0 +1,222 @@
+import type { AppDeps, Ctx } from '../../deps.js';
+import { ctxFor } from '../../deps.js';
+import type { TenantTx } from '../../platform/db.js';
+import type { Transaction } from '../../generated/prisma/client.js';
+import { postJournal } from '../ledger/ledger.service.js';
+import { systemAccount, type Posting } from '../ledger/ledger.model.js';
+import { railFor } from '../../adapters/rails/registry.js';
+import { getPayoutDestination } from '../external-accounts/external-accounts.service.js';
+import type { PayoutResult } from '../../adapters/rails/port.js';
+import { startRefund, transitionRefund, transitionTransaction } from './transactions.repo.js';
+import { refundReasonFor } from './transactions.model.js';
+
+/**
+ * Money effects of a payment's life, each a balanced journal with a key derived from the
+ * transaction id, so a job that runs twice posts once:
+ *   hold     (execute)    sender AVAILABLE −S, sender HELD +S
+ *   settle   (COMPLETED)  sender HELD −S; platform fee to the platform's account; service fee to
+ *                         SERVICE_FEES; the net to the destination (rail clearing or an internal
+ *                         account), through FX when currencies differ
+ *   release  (refund of a payment that never left)   sender HELD −S, sender AVAILABLE +S
+ *   return   (refund after a bank return)            the settle journal reversed
+ */
+export function holdPostings(t: Transaction): Posting[] {
+  return [
+    { account: t.sourceAccountId, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: -t.sentAmount },
+    { account: t.sourceAccountId, bucket: 'HELD', currency: t.sendingCurrency, amount: t.sentAmount },
+  ];
+}
+
+function deliveryPostings(t: Transaction, sign: 1n | -1n): Posting[] {
+  const net = t.sentAmount - t.fees;
+  const out: Posting[] = [];
+  const target =
+    t.destinationKind === 'INTERNAL'
+      ? { account: t.destinationAccountId!, bucket: 'AVAILABLE' as const }
+      : { account: systemAccount('RAIL_CLEARING', t.receivingCurrency, t.paymentRail ?? 'NONE'), bucket: 'SYSTEM' as const };
+  if (t.sendingCurrency === t.receivingCurrency) {
+    out.push({ ...target, currency: t.receivingCurrency, amount: sign * net });
+  } else {
+    out.push({ account: systemAccount('FX', t.sendingCurrency), bucket: 'SYSTEM', currency: t.sendingCurrency, amount: sign * net });
+    out.push({ account: systemAccount('FX', t.receivingCurrency), bucket: 'SYSTEM', currency: t.receivingCurrency, amount: -sign * t.receivedAmount });
+    out.push({ ...target, currency: t.receivingCurrency, amount: sign * t.receivedAmount });
+  }
+  return out;
+}
+
+async function platformAccountId(tx: TenantTx, currency: string): Promise<string | null> {
+  const a = await tx.internalAccount.findFirst({ where: { customerId: null, currency } });
+  return a?.id ?? null;
+}
+
+export async function settlePostings(tx: TenantTx, t: Transaction): Promise<Posting[]> {
+  const out: Posting[] = [{ account: t.sourceAccountId, bucket: 'HELD', currency: t.sendingCurrency, amount: -t.sentAmount }];
+  if (t.platformFees > 0n) {
+    const feeAccount = await platformAccountId(tx, t.sendingCurrency);
+    // Checked at quote creation; the account cannot be deleted, so this is a programmer error.
+    if (!feeAccount) throw new Error(`platform has no ${t.sendingCurrency} account for fee of ${t.id}`);
+    out.push({ account: feeAccount, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: t.platformFees });
+  }
+  if (t.serviceFees > 0n) out.push({ account: systemAccount('SERVICE_FEES', t.sendingCurrency), bucket: 'SYSTEM', currency: t.sendingCurrency, amount: t.serviceFees });
+  return [...out, ...deliveryPostings(t, 1n)];
+}
+
+/**
+ * The settle journal reversed. The platform's fee comes back out of its account as far as its
+ * available balance allows; a shortfall is booked to FEE_REVERSAL_RECEIVABLE (owed by the
+ * platform) so the customer's refund never waits on the platform's balance.
+ */
+async function returnPostings(tx: TenantTx, t: Transaction): Promise<Posting[]> {
+  const out: Posting[] = [{ account: t.sourceAccountId, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: t.sentAmount }];
+  if (t.platformFees > 0n) {
+    const feeAccountId = (await platformAccountId(tx, t.sendingCurrency))!;
+    const feeAccount = await tx.internalAccount.findUniqueOrThrow({ where: { id: feeAccountId } });
+    const fromAccount = feeAccount.availableBalance < t.platformFees ? feeAccount.availableBalance : t.platformFees;
+    if (fromAccount > 0n) out.push({ account: feeAccountId, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: -fromAccount });
+    if (t.platformFees - fromAccount > 0n) {
+      out.push({ account: `system:FEE_REVERSAL_RECEIVABLE:${t.sendingCurrency}`, bucket: 'SYSTEM', currency: t.sendingCurrency, amount: -(t.platformFees - fromAccount) });
+    }
+  }
+  if (t.serviceFees > 0n) out.push({ account: systemAccount('SERVICE_FEES', t.sendingCurrency), bucket: 'SYSTEM', currency: t.sendingCurrency, amount: -t.serviceFees });
+  return [...out, ...deliveryPostings(t, -1n)];
+}
+
+const releasePostings = (t: Transaction): Posting[] => holdPostings(t).map((p) => ({ ...p, amount: -p.amount }));
+
+/** The destination's account details, read (and unsealed) at submission, even if deleted since. */
+async function payoutDestination(ctx: Ctx, t: Transaction): Promise<{ accountType: string; accountInfo: Record<string, unknown> }> {
+  if (!t.destinationAccountId) return { accountType: 'UNKNOWN', accountInfo: {} };
+  const d = await getPayoutDestination(ctx, t.destinationAccountId);
+  return d ? { accountType: d.accountType, accountInfo: d.accountInfo } : { accountType: 'UNKNOWN', accountInfo: {} };
+}
+
+async function load(ctx: Ctx, id: string): Promise<Transaction | null> {
+  return ctx.db.transaction.findUnique({ where: { id } });
+}
+
+export type StepOutcome = { next: 'DONE' } | { next: 'POLL'; afterMs: number } | { next: 'REFUND' };
+
+/** Marks a processing payment COMPLETED and posts the settle journal, once. */
+async function complete(ctx: Ctx, t: Transaction): Promise<void> {
+  await ctx.db.$transaction(async (tx) => {
+    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    if (fresh.status !== 'PROCESSING') return;
+    await postJournal(ctx, tx, { key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings: await settlePostings(tx, fresh) });
+    await transitionTransaction(ctx, tx, fresh, 'complete', { settledAt: ctx.clock.now() });
+  });
+}
+
+/** Marks a processing payment FAILED and starts its refund, once. */
+async function fail(ctx: Ctx, t: Transaction, failureReason: string): Promise<void> {
+  await ctx.db.$transaction(async (tx) => {
+    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    if (fresh.status !== 'PROCESSING') return;
+    const failed = await transitionTransaction(ctx, tx, fresh, 'fail', { failureReason }, failureReason);
+    await startRefund(ctx, tx, failed, refundReasonFor(failureReason));
+  });
+}
+
+/** A completed payment came back from the bank: FAILED (PAYOUT_RETURNED) and refund, once. */
+async function bankReturn(ctx: Ctx, t: Transaction): Promise<void> {
+  await ctx.db.$transaction(async (tx) => {
+    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    if (fresh.status !== 'COMPLETED') return;
+    const failed = await transitionTransaction(ctx, tx, fresh, 'bankReturn', { failureReason: 'PAYOUT_RETURNED' }, 'PAYOUT_RETURNED');
+    await startRefund(ctx, tx, failed, 'TRANSACTION_FAILED');
+  });
+}
+
+/** Applies what the rail said; the same result applied twice changes nothing the second time. */
+export async function applyPayoutResult(ctx: Ctx, t: Transaction, r: PayoutResult, minPollMs: number): Promise<StepOutcome> {
+  if (t.status === 'PROCESSING') {
+    if (r.status === 'COMPLETED') {
+      await complete(ctx, t);
+      return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };
+    }
+    if (r.status === 'FAILED' || r.status === 'RETURNED') {
+      await fail(ctx, t, r.failureReason ?? 'QUOTE_EXECUTION_FAILED');
+      return { next: 'REFUND' };
+    }
+    return { next: 'POLL', afterMs: Math.max(r.pollAfterMs ?? minPollMs, minPollMs) };
+  }
+  if (t.status === 'COMPLETED') {
+    if (r.status === 'RETURNED') {
+      await bankReturn(ctx, t);
+      return { next: 'REFUND' };
+    }
+    return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };
+  }
+  return { next: 'DONE' };
+}
+
+/**
+ * Hands a PROCESSING payment to its rail (outside any database transaction: commit, call, commit)
+ * and applies the answer. The rail receives the transaction id as its idempotency key, so a
+ * worker that dies between the call and the commit resubmits harmlessly.
+ */
+export async function submitPayment(deps: AppDeps, platformId: string, transactionId: string): Promise<StepOutcome> {
+  const ctx = ctxFor(deps, platformId);
+  const t = await load(ctx, transactionId);
+  if (!t || t.status !== 'PROCESSING') return { next: 'DONE' };
+  if (t.destinationKind === 'INTERNAL') {
+    await complete(ctx, t);
+    return { next: 'DONE' };
+  }
+  if (t.railReference) return pollPayment(deps, platformId, transactionId);
+  const destination = await payoutDestination(ctx, t);
+  const result = await railFor(deps, t.paymentRail ?? 'NONE').submitPayout({
+    idempotencyKey: t.id,
+    rail: t.paymentRail ?? 'NONE',
+    amount: t.receivedAmount,
+    currency: t.receivingCurrency,
+    destination: { ...destination, identifierLast3: t.identifierLast3 ?? '' },
+    remittanceInformation: t.remittanceInformation,
+    purposeOfPayment: t.purposeOfPayment,
+  });
+  await ctx.db.transaction.updateMany({ where: { id: t.id, railReference: null }, data: { railReference: result.reference, submittedAt: ctx.clock.now() } });
+  return applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS);
+}
+
+export async function pollPayment(deps: AppDeps, platformId: string, transactionId: string): Promise<StepOutcome> {
+  const ctx = ctxFor(deps, platformId);
+  const t = await load(ctx, transactionId);
+  if (!t || !t.railReference || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED')) return { next: 'DONE' };
+  const result = await railFor(deps, t.paymentRail ?? 'NONE').getPayoutStatus(t.railReference);
+  return applyPayoutResult(ctx, t, result, deps.config.PAYMENT_POLL_MIN_MS);
+}
+
+/**
+ * Runs a pending refund: asks the rail to return the funds (a payment that never left needs no
+ * rail, its money is still held), then posts the release or return journal and marks the refund.
+ */
+export async function refundPayment(deps: AppDeps, platformId: string, transactionId: string): Promise<void> {
+  const ctx = ctxFor(deps, platformId);
+  const t = await load(ctx, transactionId);
+  if (!t || t.refundStatus !== 'PENDING') return;
+  let ok = true;
+  if (t.railReference) {
+    const r = await railFor(deps, t.paymentRail ?? 'NONE').refundPayout({ idempotencyKey: `${t.id}:refund`, reference: t.railReference, amount: t.receivedAmount, currency: t.receivingCurrency });
+    if (r.status === 'PENDING') throw new RefundPending();
+    ok = r.status === 'COMPLETED';
+  }
+  await ctx.db.$transaction(async (tx) => {
+    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    if (fresh.refundStatus !== 'PENDING') return;
+    if (!ok) {
+      // Funds stay where they are (held, or with the rail) for an operator to resolve.
+      await transitionRefund(ctx, tx, fresh, 'fail');
+      return;
+    }
+    const settled = fresh.settledAt !== null;
+    await postJournal(ctx, tx, {
+      key: `${t.id}:${settled ? 'return' : 'release'}`,
+      kind: settled ? 'PAYMENT_RETURN' : 'PAYMENT_RELEASE',
+      referenceId: t.id,
+      postings: settled ? await returnPostings(tx, fresh) : releasePostings(fresh),
+    });
+    await transitionRefund(ctx, tx, fresh, 'complete');
+  });
+}
+
+/** Thrown so the queue retries the refund later. */
+export class RefundPending extends Error {}

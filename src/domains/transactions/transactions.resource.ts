@@ -1,0 +1,41 @@
+import type { Transaction } from '../../generated/prisma/client.js';
+import { toWireAmount, toWireNumber } from '../../platform/money.js';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The Transaction of the spec and decisions Part B §3 (`fees`, `platformFees` plain integers). */
+export function transactionResource(t: Transaction) {
+  return {
+    id: t.id,
+    status: t.status,
+    type: t.type,
+    direction: t.direction,
+    customerId: t.customerId,
+    platformCustomerId: t.platformCustomerId,
+    source: t.source,
+    destination: t.destination,
+    sentAmount: toWireAmount({ amount: t.sentAmount, currency: t.sendingCurrency }),
+    receivedAmount: toWireAmount({ amount: t.receivedAmount, currency: t.receivingCurrency }),
+    exchangeRate: Number(t.exchangeRate),
+    fees: toWireNumber(t.fees),
+    platformFees: toWireNumber(t.platformFees),
+    quoteId: t.quoteId,
+    paymentRail: t.paymentRail,
+    description: t.description,
+    remittanceInformation: t.remittanceInformation,
+    purposeOfPayment: t.purposeOfPayment,
+    failureReason: t.failureReason,
+    settledAt: iso(t.settledAt),
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
+    refund: t.refundStatus
+      ? {
+          reference: t.refundReference,
+          initiatedAt: iso(t.refundInitiatedAt),
+          settledAt: iso(t.refundSettledAt),
+          status: t.refundStatus,
+          reason: t.refundReason,
+        }
+      : null,
+  };
+}
