@@ -16,6 +16,7 @@ import { createMetrics } from './platform/metrics.js';
 import { newId } from './platform/ids.js';
 import { hmacHex, randomToken } from './platform/secrets.js';
 import { MODULES } from './modules.js';
+import { resolveAgentToken } from './domains/agents/agents.auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -86,10 +87,12 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
         redisPrefix: config.REDIS_PREFIX,
         cacheTtlSeconds: config.AUTH_CACHE_TTL_SECONDS,
         cacheKey: config.AUTH_CACHE_KEY ?? processCacheKey,
+        resolveAgentToken: (token) => resolveAgentToken(deps, token),
       });
       api.decorateRequest('ctx', null as unknown as Ctx);
       api.addHook('onRequest', async (req) => {
-        req.ctx = ctxFor(deps, req.principal.platformId);
+        const ctx = ctxFor(deps, req.principal.platformId);
+        req.ctx = req.principal.agent ? { ...ctx, agent: req.principal.agent } : ctx;
       });
       await api.register(rateLimit, {
         global: true,

@@ -8,6 +8,8 @@ import { systemClock } from './platform/clock.js';
 import { loadSigner } from './platform/signing.js';
 import { loggerOptions } from './platform/logger.js';
 import { ALL_QUEUES } from './modules.js';
+import { buildAdapters } from './adapters/registry.js';
+import { adapterSinks } from './adapter-sinks.js';
 
 /** Opens every connection a process needs. The caller owns them and closes them with closeDeps. */
 export async function createDeps(config: AppConfig, name: string): Promise<AppDeps> {
@@ -15,8 +17,25 @@ export async function createDeps(config: AppConfig, name: string): Promise<AppDe
   const prisma = createPrisma(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, txMaxWaitMs: config.DATABASE_TX_MAX_WAIT_MS, txTimeoutMs: config.DATABASE_TX_TIMEOUT_MS });
   const redis = createRedis(config.REDIS_URL);
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
-  const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
-  return { config, prisma, redis, queues, clock: systemClock, signer, logger };
+  try {
+    const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
+    return await withAdapters({ config, prisma, redis, queues, clock: systemClock, signer, logger });
+  } catch (err) {
+    // A misconfigured adapter stops start-up (server.ts/worker.ts print the message); close what is open.
+    await closeDeps({ prisma, redis, queues }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Builds the adapters (each validating its settings; a problem throws ConfigError) and completes the
+ * deps. The adapters' callbacks reach the domains through `deps`, hence the late binding.
+ */
+export async function withAdapters(base: Omit<AppDeps, 'adapters'>): Promise<AppDeps> {
+  const deps = { ...base } as AppDeps;
+  deps.adapters = await buildAdapters({ ...base, sinks: adapterSinks(() => deps) });
+  base.logger.info({ adapters: deps.adapters.summary }, 'adapters ready');
+  return deps;
 }
 
 /** BullMQ opens its own connections from these options (it needs maxRetriesPerRequest: null). */
@@ -33,7 +52,8 @@ export function bullConnection(config: AppConfig) {
   };
 }
 
-export async function closeDeps(deps: AppDeps): Promise<void> {
+export async function closeDeps(deps: Pick<AppDeps, 'prisma' | 'redis' | 'queues'> & { adapters?: AppDeps['adapters'] }): Promise<void> {
+  await deps.adapters?.close().catch(() => undefined);
   await closeQueues(deps.queues).catch(() => undefined);
   await deps.redis.quit().catch(() => undefined);
   await deps.prisma.$disconnect().catch(() => undefined);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isKnownCurrency } from './platform/currencies.js';
+import { parseRailAdapters, specProblem, type BUILT_IN_ADAPTERS } from './adapters/selection.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -43,6 +44,18 @@ const serviceFeeScheduleEnv = z
     }
   })
   .pipe(serviceFeeScheduleInput);
+
+/** A built-in adapter's name or a module path (docs/adapters.md); an unknown built-in stops start-up. */
+const adapterChoice = (kind: keyof typeof BUILT_IN_ADAPTERS) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .superRefine((spec, ctx) => {
+      const problem = specProblem(kind, spec);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
 
 /**
  * Every variable the processes read, with its default. `.env.example` lists the same set;
@@ -91,17 +104,18 @@ export const envSchema = z.object({
   EXTERNAL_ACCOUNT_SWEEP_BATCH: int(100, 1),
   // Customer onboarding (src/domains/customers, verification, documents).
   UMA_DEFAULT_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,253}$/, 'must be a lower-case domain name').default('localhost'),
-  NOTIFIER: z.enum(['sandbox']).default('sandbox'),
+  // Adapters (docs/adapters.md): a built-in name or a module path; checked when the process starts.
+  NOTIFIER: adapterChoice('notifier').default('sandbox'),
   CONTACT_CODE_TTL_SECONDS: int(600, 30),
   CONTACT_CODE_MAX_ATTEMPTS: int(5, 1),
-  KYC_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  KYC_PROVIDER: adapterChoice('kyc').default('sandbox'),
   KYC_LINK_TTL_SECONDS: int(86_400, 60),
   KYC_SANDBOX_REVIEW_DELAY_MS: int(5_000, 0),
   KYC_DECISION_ATTEMPTS: int(10, 1),
   KYC_RECONCILE_INTERVAL_MS: int(60_000, 100),
   KYC_RECONCILE_AFTER_MS: int(120_000, 0),
   KYC_RECONCILE_BATCH: int(100, 1),
-  DOCUMENT_STORAGE: z.enum(['local', 's3']).default('local'),
+  DOCUMENT_STORAGE: adapterChoice('storage').default('local'),
   DOCUMENT_STORAGE_DIR: z.string().min(1).default('./var/documents'),
   DOCUMENT_MAX_BYTES: int(10 * 1024 * 1024, 1).refine((n) => n <= 10 * 1024 * 1024, 'must be at most 10485760 (spec: 10 MB)'),
   S3_ENDPOINT: z.string().url().optional(),
@@ -113,7 +127,7 @@ export const envSchema = z.object({
   S3_TIMEOUT_MS: int(15_000, 100),
   // Fees and FX (src/domains/fees, src/adapters/fx; docs/decisions.md "Fees and FX").
   SERVICE_FEE_SCHEDULE: serviceFeeScheduleEnv.optional(),
-  FX_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  FX_PROVIDER: adapterChoice('fx').default('sandbox'),
   FX_SPREAD_BPS: int(50, 0).refine((n) => n <= 1000, 'must be at most 1000 (10%)'),
   FX_CACHE_TTL_SECONDS: int(300, 1).refine((n) => n <= 86_400, 'must be at most 86400 (one day)'),
   QUOTE_TTL_SECONDS: int(300, 5),
@@ -131,6 +145,76 @@ export const envSchema = z.object({
   SANDBOX_RAIL_DELAY_SCALE: z.coerce.number().min(0).default(1),
   SANDBOX_SLOW_MS: int(360_000, 0),
   SANDBOX_RETURN_AFTER_MS: int(5_000, 0),
+  // UMA, real-time funding and agents (issue 6; docs/decisions.md "UMA, real-time funding and agents").
+  /** Who answers receiver lookups and pay requests: the sandbox directory or real UMA counterparties. */
+  UMA_PROVIDER: z.enum(['sandbox', 'uma-protocol']).default('sandbox'),
+  /** Domain of the sandbox directory's test receivers ($alice@<domain>, ...). */
+  UMA_SANDBOX_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,253}$/, 'must be a lower-case domain name').default('sandbox.uma'),
+  /** This service's VASP domain, sent to counterparties as the sender's `vaspDomain`. */
+  UMA_VASP_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,253}$/, 'must be a lower-case domain name').default('localhost'),
+  /** secp256k1 private keys (32 bytes, hex) signing UMA requests and decrypting travel-rule data; required with uma-protocol. */
+  UMA_SIGNING_PRIVATE_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex').optional(),
+  UMA_ENCRYPTION_PRIVATE_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex').optional(),
+  /** JSON map of UMA domain to base URL (`{"vasp.test":"http://127.0.0.1:8080"}`): counterparties reached elsewhere than https://<domain> (tests, private networks). */
+  UMA_DOMAIN_OVERRIDES: z
+    .string()
+    .transform((raw, ctx) => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.issues.push({ code: 'custom', message: 'must be a JSON object of domain to base URL', input: raw });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().regex(/^[a-z0-9.-]{1,253}$/), z.string().url()))
+    .optional(),
+  UMA_REQUEST_TIMEOUT_MS: int(10_000, 100),
+  /** How long a receiver lookup can be quoted on (lookupId), in seconds. */
+  UMA_LOOKUP_TTL_SECONDS: int(600, 10),
+  /** Deposit detector of real-time funding: sandbox (deposits simulated by POST /sandbox/deposits). */
+  DEPOSIT_DETECTOR: z.enum(['sandbox']).default('sandbox'),
+  /** Lifetime of a real-time funded quote (how long its payment instructions accept the exact deposit), in seconds. */
+  REALTIME_FUNDING_TTL_SECONDS: int(900, 30),
+  /** Lifetime of an agent device code, in seconds. */
+  AGENT_DEVICE_CODE_TTL_SECONDS: int(600, 30),
+  /** How long an agent payment may wait for platform approval; approving later fails it (QUOTE_EXPIRED). */
+  AGENT_APPROVAL_WINDOW_SECONDS: int(86_400, 60),
+  // Cards, signed retries, SCA and factor reset (issue 7; docs/decisions.md "Cards, SCA and stablecoin enablement").
+  /** Lifetime of a signed-retry challenge (202 of PATCH /cards), decision A14: 5 minutes. */
+  SIGNED_REQUEST_TTL_MS: int(300_000, 1000),
+  /** Lifetime of an SCA login session (decision A15: 180 days). */
+  SCA_SESSION_TTL_DAYS: int(180, 1),
+  /** Lifetime of an SCA challenge (SMS login code, quote authorization); an unauthorized quote then FAILs. */
+  SCA_CHALLENGE_TTL_MS: int(300_000, 1000),
+  /** Factor-reset window: a reset not completed by then becomes EXPIRED. */
+  SCA_RESET_TTL_MS: int(1_800_000, 1000),
+  /** Factor-reset initiations allowed per customer in 24 hours (spec: 5); the next one is 429. */
+  SCA_RESET_MAX_PER_DAY: int(5, 1),
+  /** Sandbox liveness review: delay between the page's choice and the reset's LIVENESS_PASSED/REJECTED. */
+  SCA_RESET_REVIEW_DELAY_MS: int(2_000, 0),
+  /** Sweep expiring SCA challenges (failing their quotes) and factor resets. */
+  SCA_SWEEP_INTERVAL_MS: int(2_000, 10),
+  SCA_SWEEP_BATCH: int(100, 1),
+  // Pluggable adapters (src/adapters, docs/adapters.md). Each adapter's own settings are ADAPTER_<ID>_*.
+  RAIL_ADAPTERS: z
+    .string()
+    .default('')
+    .superRefine((raw, ctx) => {
+      for (const message of parseRailAdapters(raw).problems) ctx.addIssue({ code: 'custom', message });
+    }),
+  /** Default: sandbox in sandbox, none (LIVENESS challenges answer 501) in production. */
+  LIVENESS_PROVIDER: adapterChoice('liveness').optional(),
+  /** Default: sandbox in sandbox, none (UNSUPPORTED / CHECKED_BY_RECEIVING_FI) in production. */
+  BENEFICIARY_CHECK_PROVIDER: adapterChoice('beneficiary-check').optional(),
+  /** Bound of one adapter call (an adapter may set a shorter one of its own). */
+  PROVIDER_TIMEOUT_MS: int(30_000, 100),
+  /**
+   * Reconciliation asks a rail about a PROCESSING payment PAYMENT_STALE_MS after the rail's expected
+   * settlement time, then again this often while the rail still says PENDING.
+   */
+  PAYMENT_RECONCILE_RETRY_MS: int(300_000, 100),
+  /** Payments asked about per sweep run. */
+  PAYMENT_RECONCILE_BATCH: int(100, 1),
   OPERATOR_USER: z.string().optional(),
   OPERATOR_PASSWORD: z.string().optional(),
 });
@@ -138,6 +222,8 @@ export const envSchema = z.object({
 export type AppConfig = z.infer<typeof envSchema> & {
   /** Private and loopback webhook URLs are refused in production (SSRF, decision A7). */
   webhookAllowPrivateUrls: boolean;
+  /** Every `ADAPTER_*` variable: adapters' own settings (`ADAPTER_<ID>_<KEY>`), read by src/adapters/registry.ts. */
+  adapterEnv: Record<string, string>;
 };
 
 export class ConfigError extends Error {}
@@ -152,11 +238,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (cfg.SVC_ENV === 'production' && !cfg.WEBHOOK_SIGNING_KEY) {
     throw new ConfigError('Invalid configuration:\n  WEBHOOK_SIGNING_KEY: is required in production (PEM, P-256)');
   }
+  if (cfg.UMA_PROVIDER === 'uma-protocol' && (!cfg.UMA_SIGNING_PRIVATE_KEY || !cfg.UMA_ENCRYPTION_PRIVATE_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  UMA_SIGNING_PRIVATE_KEY/UMA_ENCRYPTION_PRIVATE_KEY: are required with UMA_PROVIDER=uma-protocol');
+  }
   if ((cfg.OPERATOR_USER && !cfg.OPERATOR_PASSWORD) || (!cfg.OPERATOR_USER && cfg.OPERATOR_PASSWORD)) {
     throw new ConfigError('Invalid configuration:\n  OPERATOR_USER/OPERATOR_PASSWORD: set both or neither');
   }
   return {
     ...cfg,
     webhookAllowPrivateUrls: cfg.WEBHOOK_ALLOW_PRIVATE_URLS ?? cfg.SVC_ENV === 'sandbox',
+    adapterEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('ADAPTER_') && typeof e[1] === 'string')),
   };
 }

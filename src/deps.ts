@@ -6,6 +6,7 @@ import type { Redis } from './platform/redis.js';
 import type { Queues } from './platform/queue.js';
 import type { Clock } from './platform/clock.js';
 import type { Signer } from './platform/signing.js';
+import type { Adapters } from './adapters/registry.js';
 
 /** Everything a process wires once (app.ts, worker.ts) and hands to services. */
 export interface AppDeps {
@@ -16,12 +17,32 @@ export interface AppDeps {
   clock: Clock;
   signer: Signer;
   logger: Logger;
+  /** Every provider adapter, built and validated at start (src/adapters/registry.ts, docs/adapters.md). */
+  adapters: Adapters;
 }
 
 /** A service call on behalf of one platform: `db` cannot reach another platform's rows. */
 export interface Ctx extends AppDeps {
   platformId: string;
   db: TenantDb;
+  /** Set when an agent makes the call (A17): it acts only for `agent.customerId`, under its policy. */
+  agent?: AgentActor;
+}
+
+/** An agent's identity and policy as the auth hook resolved them (src/domains/agents). */
+export interface AgentActor {
+  agentId: string;
+  customerId: string;
+  policy: AgentPolicy;
+}
+
+/** Amounts are minor units of `currency`; see docs/decisions.md "Agents". */
+export interface AgentPolicy {
+  currency: string;
+  maxTransactionAmount: bigint;
+  dailyLimit: bigint;
+  approvalThreshold: bigint;
+  allowedActions: string[];
 }
 
 const cache = new WeakMap<PrismaClient, Map<string, TenantDb>>();

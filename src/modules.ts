@@ -9,8 +9,16 @@ import { transactionsModule } from './domains/transactions/index.js';
 import { customersModule } from './domains/customers/index.js';
 import { documentsModule } from './domains/documents/index.js';
 import { verificationModule } from './domains/verification/index.js';
+import { umaModule } from './domains/uma/index.js';
+import { fundingModule } from './domains/funding/index.js';
+import { agentsModule } from './domains/agents/index.js';
+import { adapterWebhooksModule } from './adapters/webhooks.routes.js';
+import { signingModule } from './domains/signing/index.js';
+import { cardsModule } from './domains/cards/index.js';
+import { stablecoinModule } from './domains/stablecoin/index.js';
+import { scaModule } from './domains/sca/index.js';
 
 /** Every capability of the service, in registration order. */
-export const MODULES: DomainModule[] = [platformsModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule];
+export const MODULES: DomainModule[] = [platformsModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule];
 
 export const ALL_QUEUES: string[] = MODULES.flatMap((m) => m.queues ?? []);

@@ -24,7 +24,13 @@ export type ResourceType =
   | 'Journal'
   | 'Agent'
   | 'AgentAction'
+  | 'Deposit'
+  | 'FundingInstruction'
+  | 'AgentDeviceCode'
   | 'SigningCredential'
+  | 'ScaFactor'
+  | 'ScaSession'
+  | 'ScaFactorReset'
   | 'KycLink'
   | 'StatusChange';
 

@@ -10,7 +10,7 @@ import { createRedis } from '../../src/platform/redis.js';
 import { closeQueues, createQueues } from '../../src/platform/queue.js';
 import { loadSigner } from '../../src/platform/signing.js';
 import { loggerOptions } from '../../src/platform/logger.js';
-import { bullConnection } from '../../src/bootstrap.js';
+import { bullConnection, withAdapters } from '../../src/bootstrap.js';
 import { ALL_QUEUES } from '../../src/modules.js';
 import type { AppDeps } from '../../src/deps.js';
 import { createPlatform, type CreatedPlatform, type CreatePlatformInput } from '../../src/domains/platforms/platforms.service.js';
@@ -79,7 +79,7 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
   const logger = opts.logStream ? pino(loggerOptions(config.LOG_LEVEL, 'test'), opts.logStream) : pino(loggerOptions(config.LOG_LEVEL, 'test'));
-  const deps: AppDeps = { config, prisma, redis, queues, clock, signer, logger };
+  const deps: AppDeps = await withAdapters({ config, prisma, redis, queues, clock, signer, logger });
   const app = await buildApp(deps, opts);
   await app.ready();
   const running: RunningWorkers[] = [];
@@ -106,6 +106,7 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
     async close() {
       for (const w of running) await w.close().catch(() => undefined);
       await app.close();
+      await deps.adapters.close();
       const keys = await redis.keys(`${config.REDIS_PREFIX}:*`);
       if (keys.length) await redis.del(...keys);
       await closeQueues(queues);

@@ -57,7 +57,7 @@ export async function anActiveExternalAccount(p: TestPlatform, body: object, cus
   expect(res.statusCode, res.body).toBe(201);
   const id = res.json().id as string;
   const scope = customerId ? 'customers' : 'platform';
-  await eventually(async () => (await p.request({ method: 'GET', url: `/${scope}/external-accounts/${id}` })).json().status === 'ACTIVE');
+  await eventually(async () => (await p.request({ method: 'GET', url: `/${scope}/external-accounts/${id}` })).json().status === 'ACTIVE', 30_000);
   return id;
 }
 

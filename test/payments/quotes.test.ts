@@ -86,7 +86,8 @@ describe('fund → quote → execute → COMPLETED', () => {
     await expectLedgerConsistent(env, s.p.platformId);
 
     await eventually(async () => receiver.received.some((r) => r.json.type === 'OUTGOING_PAYMENT.COMPLETED'));
-    const types = receiver.received.map((r) => r.json.type).filter((ty) => ty.startsWith('OUTGOING_PAYMENT.'));
+    // Deliveries are unordered (decision A7); event ids are time-ordered, as a platform would sort them.
+    const types = [...receiver.received].sort((a, b) => (a.json.id < b.json.id ? -1 : 1)).map((r) => r.json.type).filter((ty) => ty.startsWith('OUTGOING_PAYMENT.'));
     expect(types).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
     const completed = receiver.received.find((r) => r.json.type === 'OUTGOING_PAYMENT.COMPLETED')!.json.data;
     expect(completed).toMatchObject({ fees: q.feesIncluded, platformFees: q.platformFeesIncluded, status: 'COMPLETED' });
@@ -144,7 +145,8 @@ describe('failures and refunds', () => {
     expect(await balances(env, s.platformUsd)).toEqual({ available: 0n, held: 0n });
     await expectLedgerConsistent(env, s.p.platformId);
     await eventually(async () => receiver.received.some((r) => r.json.type === 'OUTGOING_PAYMENT.REFUND_COMPLETED'));
-    const types = receiver.received.map((r) => r.json.type).filter((ty) => ty.startsWith('OUTGOING_PAYMENT.'));
+    // Deliveries are unordered (decision A7); event ids are time-ordered, as a platform would sort them.
+    const types = [...receiver.received].sort((a, b) => (a.json.id < b.json.id ? -1 : 1)).map((r) => r.json.type).filter((ty) => ty.startsWith('OUTGOING_PAYMENT.'));
     expect(types).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
   });
 

@@ -42,6 +42,8 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'external_account_challenges.external_account_challenges_outstanding_key': 'one outstanding challenge per account and purpose (partial)',
   'verifications.verifications_one_open_per_customer_key': 'at most one open verification per customer (partial)',
   'transactions.transactions_live_idx': 'the payments sweep scans only PENDING and PROCESSING transactions (partial)',
+  'sca_challenges.sca_challenges_outstanding_idx': 'the SCA challenge expiry sweep scans only OUTSTANDING challenges (partial)',
+  'sca_factor_resets.sca_factor_resets_open_idx': 'the factor-reset expiry sweep scans only open resets (partial)',
 };
 
 // ---------------------------------------------------------------------------------------------

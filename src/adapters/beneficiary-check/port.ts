@@ -1,3 +1,5 @@
+import type { AdapterContext, AdapterLifecycle, CallOptions } from '../common.js';
+
 /**
  * Beneficiary (account-holder) name verification: Confirmation of Payee, Verification of Payee, Pix DICT
  * look-ups, mobile-money name enquiries. Spec: ExternalAccount `beneficiaryVerificationStatus` and
@@ -33,7 +35,13 @@ export interface BeneficiaryCheckResult {
   requiresReview: boolean;
 }
 
-export interface BeneficiaryCheckAdapter {
+/** Called once per new external account (queued, retried while it answers PENDING). */
+export interface BeneficiaryCheckAdapter extends AdapterLifecycle {
   readonly id: string;
-  check(request: BeneficiaryCheckRequest): Promise<BeneficiaryCheckResult>;
+  check(request: BeneficiaryCheckRequest, opts?: CallOptions): Promise<BeneficiaryCheckResult>;
+}
+
+export interface BeneficiaryCheckAdapterContext extends AdapterContext {
+  /** The provider has an answer for a check that said PENDING: the service asks check() again now. */
+  reportCheckUpdated(reference: string): Promise<'ACCEPTED' | 'UNKNOWN_CHECK'>;
 }

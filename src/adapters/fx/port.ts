@@ -1,3 +1,5 @@
+import type { AdapterLifecycle, CallOptions } from '../common.js';
+
 /**
  * Exchange rates, in our vocabulary (decision A19): `rate` is a decimal string of sending-currency
  * major units per one receiving-currency major unit, already including the provider's spread, so a
@@ -10,9 +12,14 @@ export interface FxRate {
   asOf: Date;
 }
 
-export interface FxRateProvider {
+/**
+ * Asked when a quote or GET /exchange-rates needs a pair the Redis cache (FX_CACHE_TTL_SECONDS) does
+ * not hold; never for the same currency on both sides. No idempotency key: reads only. Throw
+ * FxRateUnavailableError (or any error carrying `retryable`) when there is no rate.
+ */
+export interface FxRateProvider extends AdapterLifecycle {
   readonly id: string;
-  getRate(sending: string, receiving: string): Promise<FxRate>;
+  getRate(sending: string, receiving: string, opts?: CallOptions): Promise<FxRate>;
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { AdapterContext, AdapterLifecycle, CallOptions } from '../common.js';
+
 /**
  * A KYC/KYB provider: hosted verification links and decisions on submitted cases. Vocabulary is
  * ours; an implementation maps its vendor's statuses onto KycOutcome and maps anything it does not
@@ -41,10 +43,25 @@ export type KycOutcome =
   | { status: 'MANUAL_REVIEW' }
   | { status: 'PENDING' };
 
-export interface KycProvider {
+/**
+ * Life of a verification as the provider sees it: createHostedLink (POST /customers/{id}/kyc-link,
+ * idempotency key linkId) whenever a platform asks for a link; decide(case) once the case is
+ * submitted, repeated (KYC_DECISION_ATTEMPTS, then every KYC_RECONCILE_INTERVAL_MS) while it answers
+ * PENDING. APPROVED / REJECTED / HOLD are final for that submission; MANUAL_REVIEW parks the case
+ * and decide is asked again with `reviewed: true`.
+ */
+export interface KycProvider extends AdapterLifecycle {
   readonly id: string;
   /** `provider` in the kyc-link response. */
   readonly provider: string;
-  createHostedLink(request: HostedLinkRequest): Promise<HostedLink>;
-  decide(kycCase: KycCase): Promise<KycOutcome>;
+  createHostedLink(request: HostedLinkRequest, opts?: CallOptions): Promise<HostedLink>;
+  decide(kycCase: KycCase, opts?: CallOptions): Promise<KycOutcome>;
+}
+
+export interface KycAdapterContext extends AdapterContext {
+  /**
+   * The provider has news about a case (a webhook): the service asks decide(case) again now instead
+   * of at the next retry. `UNKNOWN_CASE` when no open case has this id.
+   */
+  reportCaseUpdated(caseId: string): Promise<'ACCEPTED' | 'UNKNOWN_CASE'>;
 }

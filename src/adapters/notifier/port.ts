@@ -1,3 +1,5 @@
+import type { AdapterLifecycle, CallOptions } from '../common.js';
+
 /**
  * Delivers one-time contact-verification codes (email or SMS). The service makes the code, keeps
  * only its hash, and hands the plain code to the notifier once; a notifier never stores it.
@@ -14,7 +16,11 @@ export interface ContactCodeMessage {
   expiresAt: Date;
 }
 
-export interface Notifier {
+/**
+ * Called after the code is committed, outside any transaction; a throw is reported to the caller
+ * (who can ask for a new code). Resolve once the provider accepted the message.
+ */
+export interface Notifier extends AdapterLifecycle {
   readonly id: string;
-  sendContactCode(message: ContactCodeMessage): Promise<void>;
+  sendContactCode(message: ContactCodeMessage, opts?: CallOptions): Promise<void>;
 }

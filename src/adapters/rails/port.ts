@@ -1,15 +1,28 @@
+import type { AdapterContext, AdapterLifecycle, CallOptions } from '../common.js';
+
 /**
  * A payment rail: how money leaves the service for an external destination. One implementation per
- * rail (or per group of rails), selected by configuration. Implementations are stateless (state,
- * if any, lives with the provider or in Redis/Postgres), receive our transaction id as their
- * idempotency key, and never guess an outcome: a status they do not recognise is PENDING.
+ * rail (or per group of rails), selected by configuration (RAIL_ADAPTERS). Implementations are
+ * stateless (state, if any, lives with the provider or in Redis/Postgres), receive our transaction
+ * id as their idempotency key, and never guess an outcome: a status they do not recognise is PENDING.
+ *
+ * Life of a payout as the adapter sees it (docs/adapters.md "Payment rail"):
+ *   1. submitPayout(req)            once per payment, repeated with the same idempotencyKey after a
+ *                                   crash, a timeout or a thrown retryable error: pay at most once.
+ *   2. getPayoutStatus(reference)   while PENDING (every pollAfterMs), and by reconciliation for a
+ *                                   payment PROCESSING longer than expectedSettlementMs; after
+ *                                   COMPLETED too when the answer carried pollAfterMs (bank returns).
+ *      or context.reportPayoutStatus(report) whenever the provider tells you (push).
+ *   3. refundPayout(req)            after FAILED or RETURNED, with idempotencyKey `<transaction id>:refund`.
  */
-export type PayoutStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'RETURNED';
+export const PAYOUT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'RETURNED'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 export interface PayoutRequest {
   /** Our transaction id: submitting twice with the same id must not pay twice. */
   idempotencyKey: string;
   rail: string;
+  /** Minor units of `currency` (what the beneficiary receives). */
   amount: bigint;
   currency: string;
   destination: {
@@ -22,35 +35,93 @@ export interface PayoutRequest {
   purposeOfPayment?: string | null;
 }
 
+/**
+ * What the rail says about a payout.
+ *   PENDING    not final; ask again after pollAfterMs (or report when the provider tells you)
+ *   COMPLETED  the beneficiary was paid: the service settles the payment. Add pollAfterMs if a
+ *              later bank return is still possible and should be watched for
+ *   FAILED     final, nothing was paid: the service fails the payment and refunds the sender
+ *   RETURNED   paid, then sent back by the receiving bank: the service reverses and refunds
+ */
 export interface PayoutResult {
   status: PayoutStatus;
-  /** The provider's reference for status polls. */
+  /** The provider's reference for status polls (stable for one idempotency key). */
   reference: string;
   /** For FAILED/RETURNED: one of the transaction failure reasons (decisions Part B §3.1). */
   failureReason?: string;
-  /** For FAILED: whether the same request may succeed if tried again later. */
+  /** For FAILED: whether a new payment to the same destination may succeed later (informational). */
   retryable?: boolean;
   /** How long until a status poll is worth it. */
   pollAfterMs?: number;
 }
 
+/** An asynchronous outcome, pushed by the adapter through RailAdapterContext.reportPayoutStatus. */
+export interface PayoutReport extends PayoutResult {
+  /** Our transaction id (the submit's idempotency key): the surest way to name the payment. */
+  idempotencyKey?: string;
+}
+
+export interface RefundRequest {
+  /** `<transaction id>:refund`: repeated calls with it must move the money back once. */
+  idempotencyKey: string;
+  reference: string;
+  amount: bigint;
+  currency: string;
+}
+
 export interface RefundResult {
+  /** PENDING: asked again later; COMPLETED: funds are back; FAILED: an operator resolves it. */
   status: 'COMPLETED' | 'FAILED' | 'PENDING';
   reference: string;
 }
 
-export interface RailAdapter {
-  id: string;
-  /** Rails this adapter serves (ACH, WIRE, RTP, ...). */
-  rails: readonly string[];
-  submitPayout(req: PayoutRequest): Promise<PayoutResult>;
-  getPayoutStatus(reference: string): Promise<PayoutResult>;
-  /** Returns a failed or returned payout's funds; idempotent per idempotencyKey. */
-  refundPayout(req: { idempotencyKey: string; reference: string; amount: bigint; currency: string }): Promise<RefundResult>;
+export interface StatusOptions extends CallOptions {
+  /** Our transaction id, for providers that look payouts up by our key rather than theirs. */
+  idempotencyKey?: string;
 }
 
+export interface RailAdapter extends AdapterLifecycle {
+  id: string;
+  /** Rails this adapter can serve (ACH, WIRE, RTP, ...); absent: any rail it is configured for. */
+  rails?: readonly string[];
+  /**
+   * `poll` (default): the service polls PENDING payouts as pollAfterMs says. `push`: the adapter
+   * reports outcomes through context.reportPayoutStatus and the service only polls in reconciliation.
+   */
+  statusDelivery?: 'poll' | 'push';
+  /** How long a payout normally takes, per rail or for all: reconciliation asks after that. */
+  expectedSettlementMs?: number | Readonly<Record<string, number>>;
+  submitPayout(req: PayoutRequest, opts?: CallOptions): Promise<PayoutResult>;
+  /** A reference the provider does not know reads as PENDING, never FAILED. */
+  getPayoutStatus(reference: string, opts?: StatusOptions): Promise<PayoutResult>;
+  /** Returns a failed or returned payout's funds; idempotent per idempotencyKey. */
+  refundPayout(req: RefundRequest, opts?: CallOptions): Promise<RefundResult>;
+}
+
+/** What reportPayoutStatus says about a report. */
+export type PayoutReportReceipt = 'ACCEPTED' | 'UNKNOWN_PAYOUT';
+
+export interface RailAdapterContext extends AdapterContext {
+  /**
+   * Hands the service an outcome the provider pushed (a webhook, a message). Resolves once the report
+   * is queued: it is applied through the same code as a poll, so a duplicate or stale report changes
+   * nothing. `UNKNOWN_PAYOUT` when no payment of a rail this adapter serves matches.
+   */
+  reportPayoutStatus(report: PayoutReport): Promise<PayoutReportReceipt>;
+}
+
+/**
+ * Thrown by an adapter when a call did not produce an answer. `retryable: true` (or any other
+ * error, a timeout included): the outcome is unknown and the service repeats the same call with the
+ * same idempotency key later. `retryable: false` on submitPayout: the provider refused the request
+ * and nothing was sent, so the payment fails (QUOTE_EXECUTION_FAILED) and is refunded.
+ */
 export class RailError extends Error {
-  constructor(message: string, readonly retryable: boolean) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
     super(message);
+    this.name = 'RailError';
   }
 }

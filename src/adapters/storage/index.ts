@@ -4,7 +4,10 @@ import type { DocumentStorage } from './port.js';
 import { localStorage } from './local/index.js';
 import { s3Storage } from './s3/index.js';
 
-/** The storage DOCUMENT_STORAGE names; an S3 choice without bucket and keys stops start-up. */
+/**
+ * The built-in storages by DOCUMENT_STORAGE name (src/adapters/registry.ts builds the configured one,
+ * module paths included, at start); an S3 choice without bucket and keys stops start-up.
+ */
 export function documentStorageFor(config: AppConfig): DocumentStorage {
   switch (config.DOCUMENT_STORAGE) {
     case 'local':
@@ -22,5 +25,7 @@ export function documentStorageFor(config: AppConfig): DocumentStorage {
         timeoutMs: config.S3_TIMEOUT_MS,
       });
     }
+    default:
+      throw new ConfigError(`Invalid configuration:\n  DOCUMENT_STORAGE: unknown built-in storage "${config.DOCUMENT_STORAGE}" (local, s3, or a module path)`);
   }
 }

@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Ctx } from '../../deps.js';
 import { BadRequestError, ConflictError } from '../../platform/errors.js';
-import { notifierFor } from '../../adapters/notifier/index.js';
 import type { ChannelState, ContactChannel } from './customers.model.js';
 import { getActiveCustomer, getCustomer, moveChannel } from './customers.service.js';
 import type { CustomerView } from './customers.resource.js';
@@ -52,7 +51,7 @@ export async function sendContactCode(ctx: Ctx, customerId: string, channel: Con
     update: { codeHash, attempts: 0, expiresAt, createdAt: now },
   });
   // After the commit: a notifier is never called inside a database transaction.
-  await notifierFor(ctx.config, ctx.logger).sendContactCode({ customerId, channel, to, code, expiresAt });
+  await ctx.adapters.notifier.sendContactCode({ customerId, channel, to, code, expiresAt });
 }
 
 const badCode = (message: string, details: Record<string, unknown> = {}) =>

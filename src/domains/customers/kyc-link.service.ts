@@ -3,7 +3,6 @@ import type { Ctx } from '../../deps.js';
 import { ConflictError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { randomToken } from '../../platform/secrets.js';
-import { kycProviderFor } from '../../adapters/kyc/index.js';
 import { unverifiedChannels } from './contact.service.js';
 import { getActiveCustomer } from './customers.service.js';
 
@@ -34,7 +33,7 @@ export async function createKycLink(ctx: Ctx, customerId: string, redirectUri: s
   if (!LINKABLE.has(c.status)) {
     throw new ConflictError('CONFLICT', `The customer's verification status is ${c.status}; a hosted flow starts only from UNVERIFIED or HOLD.`);
   }
-  const provider = kycProviderFor(ctx.config);
+  const provider = ctx.adapters.kyc;
   const token = randomToken(32);
   const id = newId('KycLink');
   const now = ctx.clock.now();

@@ -7,6 +7,7 @@ import { newId } from '../../platform/ids.js';
 import { decodeCursor, paginationQuery, toPage, type Page } from '../../platform/http/pagination.js';
 import { toFieldErrors } from '../../platform/http/validate.js';
 import { documentStorageFor } from '../../adapters/storage/index.js';
+import { adaptersFor } from '../../adapters/current.js';
 import type { DocumentStorage } from '../../adapters/storage/port.js';
 import type { AppConfig } from '../../config.js';
 import type { Document, Prisma } from '../../generated/prisma/client.js';
@@ -16,9 +17,11 @@ import { getOwner } from '../customers/beneficial-owners.js';
 import { DOCUMENT_TYPES, IDENTITY_DOCUMENT_TYPES, IMAGE_PROBLEM_MESSAGES, SIDES, TWO_SIDED_DOCUMENT_TYPES } from './documents.model.js';
 import { inspectImage, sniffDocumentType } from './documents.inspect.js';
 
-/** One storage per configuration (built, and so validated, at start-up by the module). */
+/** The storage built at start-up (deps.adapters.storage); one per configuration otherwise (scripts). */
 const storages = new WeakMap<AppConfig, DocumentStorage>();
 export function storageFor(config: AppConfig): DocumentStorage {
+  const configured = adaptersFor(config)?.storage;
+  if (configured) return configured;
   let s = storages.get(config);
   if (!s) storages.set(config, (s = documentStorageFor(config)));
   return s;

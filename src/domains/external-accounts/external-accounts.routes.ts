@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.js';
-import { ForbiddenError } from '../../platform/errors.js';
+import { ForbiddenError, NotFoundError } from '../../platform/errors.js';
 import { parseInput } from '../../platform/http/validate.js';
 import { sandboxLivenessPage } from '../../adapters/liveness/sandbox/index.js';
 import { findBanks } from './discoveries.js';
@@ -13,6 +13,17 @@ import {
 } from './external-accounts.service.js';
 import { getLivenessSession, receiveLivenessOutcome, startOwnershipChallenge, verifyOwnershipSignature } from './ownership.service.js';
 import { confirmTrustChange, startTrustChange, type TrustAction } from './trust.service.js';
+import { getResetLivenessSession, receiveResetLivenessOutcome } from '../sca/index.js';
+import { customerFilterFor } from '../../platform/agent-scope.js';
+import type { Ctx } from '../../deps.js';
+
+/** An agent creates accounts only for its customer: `customerId` is its customer's, whatever was sent (another one is 404). */
+function agentBody(ctx: Ctx, body: unknown): unknown {
+  if (!ctx.agent || typeof body !== 'object' || body === null) return body;
+  const given = (body as { customerId?: unknown }).customerId;
+  if (given !== undefined && given !== ctx.agent.customerId) throw new NotFoundError('USER_NOT_FOUND', 'Customer not found.');
+  return { ...body, customerId: ctx.agent.customerId };
+}
 
 const SCOPES: ReadonlyArray<[AccountScope, string]> = [
   ['customers', '/customers/external-accounts'],
@@ -21,13 +32,15 @@ const SCOPES: ReadonlyArray<[AccountScope, string]> = [
 
 export async function externalAccountRoutes(app: FastifyInstance) {
   for (const [scope, base] of SCOPES) {
-    app.post(base, { config: { idempotent: true } }, async (req, reply) => {
-      const account = await createExternalAccount(req.ctx, scope, req.body);
+    // Agents (A17) reach only their customer's accounts, under /customers.
+    const agentConfig = (action: 'VIEW_ACCOUNTS' | 'MANAGE_EXTERNAL_ACCOUNTS'): { agent?: 'VIEW_ACCOUNTS' | 'MANAGE_EXTERNAL_ACCOUNTS' } => (scope === 'customers' ? { agent: action } : {});
+    app.post(base, { config: { idempotent: true, ...agentConfig('MANAGE_EXTERNAL_ACCOUNTS') } }, async (req, reply) => {
+      const account = await createExternalAccount(req.ctx, scope, agentBody(req.ctx, req.body));
       reply.status(201);
       return externalAccountResource(account);
     });
 
-    app.get(`${base}/:externalAccountId`, async (req) => {
+    app.get(`${base}/:externalAccountId`, { config: agentConfig('VIEW_ACCOUNTS') }, async (req) => {
       const { externalAccountId } = parseInput(externalAccountParams, req.params);
       return externalAccountResource(await getExternalAccount(req.ctx, scope, externalAccountId));
     });
@@ -52,8 +65,9 @@ export async function externalAccountRoutes(app: FastifyInstance) {
     });
   }
 
-  app.get('/customers/external-accounts', async (req) => {
-    const page = await listCustomerExternalAccounts(req.ctx, parseInput(listCustomerAccountsQuery, req.query));
+  app.get('/customers/external-accounts', { config: { agent: 'VIEW_ACCOUNTS' } }, async (req) => {
+    const q = parseInput(listCustomerAccountsQuery, req.query);
+    const page = await listCustomerExternalAccounts(req.ctx, { ...q, customerId: customerFilterFor(req.ctx, q.customerId) });
     return { ...page, data: page.data.map(externalAccountResource) };
   });
 
@@ -88,14 +102,22 @@ export async function externalAccountPublicRoutes(app: FastifyInstance, deps: Ap
 
   app.get('/sandbox/liveness/:token', { preHandler: sandboxOnly }, async (req, reply) => {
     const { token } = parseInput(livenessParams, req.params);
-    const session = await getLivenessSession(deps, token);
+    // The sandbox provider's page serves every liveness session: wallet ownership here, SCA factor resets in src/domains/sca.
+    const session = await getLivenessSession(deps, token).catch(async (err) => {
+      if (!(err instanceof NotFoundError)) throw err;
+      const reset = await getResetLivenessSession(deps, token);
+      if (!reset) throw err;
+      return reset;
+    });
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(sandboxLivenessPage(token, session.expiresAt));
   });
 
   app.post('/sandbox/liveness/:token', { preHandler: sandboxOnly }, async (req, reply) => {
     const { token } = parseInput(livenessParams, req.params);
     const { outcome } = parseInput(livenessOutcomeBody, req.body ?? {});
-    await receiveLivenessOutcome(deps, token, outcome);
+    await receiveLivenessOutcome(deps, token, outcome).catch(async (err) => {
+      if (!(err instanceof NotFoundError) || (await receiveResetLivenessOutcome(deps, token, outcome)) !== 'ACCEPTED') throw err;
+    });
     reply.status(202);
     return { outcome, status: 'RECEIVED' };
   });

@@ -1,11 +1,11 @@
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
+import { visibleToCaller } from '../../platform/agent-scope.js';
 import { isUniqueViolation } from '../../platform/db.js';
 import { BadRequestError, ConflictError, type FieldError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { toFieldErrors } from '../../platform/http/validate.js';
 import type { Page } from '../../platform/http/pagination.js';
-import { beneficiaryCheckAdapter } from '../../adapters/beneficiary-check/index.js';
 import { validateAccountInfo, type ValidatedAccountInfo } from './account-info.validate.js';
 import { isWalletType } from './account-types.js';
 import { getCustomerFacts, type CustomerFacts } from './external-accounts.customers.js';
@@ -29,7 +29,7 @@ export type AccountScope = 'customers' | 'platform';
 /** Errors: 404 NOT_FOUND (unknown, deleted, another platform's, or outside the scope). */
 export async function getExternalAccount(ctx: Ctx, scope: AccountScope, id: string): Promise<ExternalAccountRecord> {
   const a = await findLiveAccount(ctx, ctx.db, id);
-  if (!a || (scope === 'platform' && a.customerId !== null)) throw accountNotFound();
+  if (!a || (scope === 'platform' && a.customerId !== null) || !visibleToCaller(ctx, a.customerId)) throw accountNotFound();
   return a;
 }
 
@@ -266,7 +266,7 @@ export async function runBeneficiaryCheck(deps: AppDeps, platformId: string, acc
   const a = await findLiveAccount(ctx, ctx.db, accountId);
   if (!a || a.beneficiaryVerificationStatus !== 'PENDING') return 'SKIPPED';
   const customer = a.customerId ? await getCustomerFacts(ctx, a.customerId).catch(() => undefined) : undefined;
-  const result = await beneficiaryCheckAdapter(deps.config).check({
+  const result = await deps.adapters.beneficiaryCheck.check({
     reference: a.id,
     accountType: a.accountType,
     currency: a.currency,
@@ -318,3 +318,14 @@ export async function operatorTransition(deps: AppDeps, accountId: string, event
   return ctx.db.$transaction((tx) => transition(ctx, tx, accountId, event));
 }
 
+
+/**
+ * The customer's `defaultUmaDepositAccount` when it can receive a payment in `currency` (live, ACTIVE,
+ * same currency), for incoming UMA payments (spec ExternalAccount); undefined otherwise.
+ */
+export async function getDefaultUmaDepositAccount(ctx: Ctx, customerId: string, currency: string): Promise<PayableExternalAccount | undefined> {
+  const row = await ctx.db.externalAccount.findFirst({ where: { customerId, defaultUmaDepositAccount: true, isDeleted: false }, select: { id: true } });
+  if (!row) return undefined;
+  const a = await getPayableExternalAccount(ctx, row.id).catch(() => undefined);
+  return a && a.currency === currency ? a : undefined;
+}

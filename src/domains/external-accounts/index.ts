@@ -19,4 +19,4 @@ export const externalAccountsModule: DomainModule = {
   ],
 };
 
-export { getPayableExternalAccount, getPayoutDestination, type PayableExternalAccount } from './external-accounts.service.js';
+export { getDefaultUmaDepositAccount, getPayableExternalAccount, getPayoutDestination, type PayableExternalAccount } from './external-accounts.service.js';

@@ -3,7 +3,6 @@ import { v7 as uuidv7 } from 'uuid';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { ConflictError, NotFoundError, NotImplementedError, ValidationError } from '../../platform/errors.js';
-import { livenessAdapter } from '../../adapters/liveness/index.js';
 import type { LivenessOutcome } from '../../adapters/liveness/port.js';
 import type { CanonicalAccountType } from './account-types.js';
 import { isOwnershipProvable, signatureFamilyOf, type OwnershipType } from './external-accounts.model.js';
@@ -45,7 +44,7 @@ export async function startOwnershipChallenge(ctx: Ctx, scope: AccountScope, id:
     messageToSign = ownershipMessage(a, randomBytes(16).toString('hex'), expiresAt);
     response = { method, messageToSign, expiresAt: expiresAt.toISOString() };
   } else {
-    const adapter = livenessAdapter(ctx.config);
+    const adapter = ctx.adapters.liveness;
     if (!adapter) throw new NotImplementedError('No liveness provider is configured in this deployment.');
     const token = randomBytes(32).toString('base64url');
     secretHash = sha256Hex(token);

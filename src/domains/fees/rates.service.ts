@@ -1,21 +1,12 @@
-import type { AppConfig } from '../../config.js';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { BadRequestError, DomainError, NotImplementedError } from '../../platform/errors.js';
-import { fxRateProvider } from '../../adapters/fx/index.js';
 import { FxRateUnavailableError, type FxRate, type FxRateProvider } from '../../adapters/fx/port.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule } from './fee-rules.js';
 import { feesForSendingAmount, priceQuote } from './pricing.js';
 
-const providers = new WeakMap<AppConfig, FxRateProvider>();
-
-/** One provider per process configuration; providers are stateless. (Moves into AppDeps later.) */
+/** The provider FX_PROVIDER names, built and validated at start (src/adapters/registry.ts). */
 function providerFor(deps: AppDeps): FxRateProvider {
-  let provider = providers.get(deps.config);
-  if (!provider) {
-    provider = fxRateProvider(deps.config, deps.clock);
-    providers.set(deps.config, provider);
-  }
-  return provider;
+  return deps.adapters.fx;
 }
 
 function cacheKey(deps: AppDeps, sending: string, receiving: string): string {

@@ -5,6 +5,7 @@ import { paginationQuery } from '../../platform/http/pagination.js';
 import { sandboxOnly } from '../../platform/http/sandbox.js';
 import { isKnownCurrency } from '../../platform/currencies.js';
 import { internalAccountResource } from './internal-accounts.resource.js';
+import { customerFilterFor } from '../../platform/agent-scope.js';
 import { fundSandboxAccount, getInternalAccount, listCustomerInternalAccounts, listPlatformInternalAccounts } from './internal-accounts.service.js';
 
 const currency = z.string().refine(isKnownCurrency, { message: 'Unknown currency.' });
@@ -13,9 +14,10 @@ const type = z.enum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET']);
 const MAX_SANDBOX_FUNDING = 100_000_000_000;
 
 export async function internalAccountRoutes(app: FastifyInstance) {
-  app.get('/customers/internal-accounts', async (req) => {
+  app.get('/customers/internal-accounts', { config: { agent: 'VIEW_ACCOUNTS' } }, async (req) => {
     const q = parseInput(z.object({ ...paginationQuery, customerId: z.string().max(200).optional(), currency: currency.optional(), type: type.optional() }), req.query);
-    const page = await listCustomerInternalAccounts(req.ctx, q);
+    // An agent (A17) lists only its customer's accounts.
+    const page = await listCustomerInternalAccounts(req.ctx, { ...q, customerId: customerFilterFor(req.ctx, q.customerId) });
     return { ...page, data: page.data.map(internalAccountResource) };
   });
 
@@ -24,7 +26,7 @@ export async function internalAccountRoutes(app: FastifyInstance) {
     return { data: (await listPlatformInternalAccounts(req.ctx, q)).map(internalAccountResource) };
   });
 
-  app.get('/internal-accounts/:accountId', async (req) => {
+  app.get('/internal-accounts/:accountId', { config: { agent: 'VIEW_ACCOUNTS' } }, async (req) => {
     const { accountId } = parseInput(z.object({ accountId: z.string().max(200) }), req.params);
     return internalAccountResource(await getInternalAccount(req.ctx, accountId));
   });

@@ -1,6 +1,7 @@
 import type { Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { NotFoundError } from '../../platform/errors.js';
+import { visibleToCaller } from '../../platform/agent-scope.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { InternalAccount, Prisma } from '../../generated/prisma/client.js';
@@ -31,7 +32,7 @@ export async function openInternalAccounts(tx: TenantTx | Prisma.TransactionClie
 /** Errors: 404 NOT_FOUND (also another platform's account). */
 export async function getInternalAccount(ctx: Ctx, id: string): Promise<InternalAccount> {
   const a = await ctx.db.internalAccount.findUnique({ where: { id } });
-  if (!a) throw new NotFoundError('NOT_FOUND', 'Internal account not found.');
+  if (!a || !visibleToCaller(ctx, a.customerId)) throw new NotFoundError('NOT_FOUND', 'Internal account not found.');
   return a;
 }
 

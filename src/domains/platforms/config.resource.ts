@@ -38,6 +38,8 @@ export function configResource(view: PlatformConfigView, publicKeyPem: string, c
     }),
     feeConfigs: view.feeConfigs.map(feeConfigResource),
     webhookPublicKey: publicKeyPem,
+    maxLiveCards: p.maxLiveCards,
+    oneCardPerCardholder: p.oneCardPerCardholder,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };

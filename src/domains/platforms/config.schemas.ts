@@ -32,5 +32,8 @@ export const patchConfigBody = z.object({
     .optional(),
   feeConfigs: z.array(feeConfigInput).max(100).optional(),
   supportedCurrencies: z.array(currencyConfigInput).max(200).optional(),
+  /** Cards (decision A13): live-card maximum and the one-card-per-cardholder rule. */
+  maxLiveCards: z.number().int().min(0).max(10_000_000).optional(),
+  oneCardPerCardholder: z.boolean().optional(),
 });
 export type PatchConfigBody = z.infer<typeof patchConfigBody>;

@@ -47,6 +47,8 @@ export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<Plat
     const platformPatch: Record<string, unknown> = {};
     if (body.webhookEndpoint !== undefined) platformPatch.webhookEndpoint = body.webhookEndpoint;
     if (body.umaDomain !== undefined) platformPatch.umaDomain = body.umaDomain;
+    if (body.maxLiveCards !== undefined) platformPatch.maxLiveCards = body.maxLiveCards;
+    if (body.oneCardPerCardholder !== undefined) platformPatch.oneCardPerCardholder = body.oneCardPerCardholder;
     if (Object.keys(platformPatch).length > 0) {
       await tx.platform.updateMany({ data: { ...platformPatch, updatedAt: now } });
     }

@@ -3,7 +3,7 @@ import { currencyOf } from '../../platform/currencies.js';
 import { toWireNumber } from '../../platform/money.js';
 
 /** The spec's Quote response (decisions Part B §4.2). */
-export function quoteResource(q: Quote) {
+export function quoteResource(q: Quote, scaChallenge?: object) {
   return {
     id: q.id,
     status: q.status,
@@ -22,6 +22,9 @@ export function quoteResource(q: Quote) {
     description: q.description,
     remittanceInformation: q.remittanceInformation,
     purposeOfPayment: q.purposeOfPayment,
-    paymentInstructions: [],
+    // Real-time funded quotes: how to pay them (decisions B§4.3); empty for prefunded ones.
+    paymentInstructions: Array.isArray(q.paymentInstructions) ? q.paymentInstructions : [],
+    // SCA customers' quotes awaiting authorization (decisions B§6.5).
+    ...(scaChallenge ? { scaChallenge } : {}),
   };
 }

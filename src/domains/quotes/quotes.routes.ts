@@ -3,21 +3,25 @@ import { parseInput } from '../../platform/http/validate.js';
 import { createQuoteBody, quoteIdParams } from './quotes.schemas.js';
 import { createQuote, executeQuote, getQuote } from './quotes.service.js';
 import { quoteResource } from './quotes.resource.js';
+import { quoteScaChallenge } from '../sca/index.js';
 
 export async function quoteRoutes(app: FastifyInstance) {
-  app.post('/quotes', { config: { idempotent: true } }, async (req, reply) => {
+  app.post('/quotes', { config: { idempotent: true, agent: 'CREATE_QUOTE' } }, async (req, reply) => {
     const body = parseInput(createQuoteBody, req.body ?? {});
     reply.status(201);
-    return quoteResource(await createQuote(req.ctx, body));
+    const quote = await createQuote(req.ctx, body);
+    return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
   });
 
-  app.get('/quotes/:quoteId', async (req) => {
+  app.get('/quotes/:quoteId', { config: { agent: 'CREATE_QUOTE' } }, async (req) => {
     const { quoteId } = parseInput(quoteIdParams, req.params);
-    return quoteResource(await getQuote(req.ctx, quoteId));
+    const quote = await getQuote(req.ctx, quoteId);
+    return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
   });
 
-  app.post('/quotes/:quoteId/execute', { config: { idempotent: true } }, async (req) => {
+  app.post('/quotes/:quoteId/execute', { config: { idempotent: true, agent: 'EXECUTE_QUOTE' } }, async (req) => {
     const { quoteId } = parseInput(quoteIdParams, req.params);
-    return quoteResource(await executeQuote(req.ctx, quoteId));
+    const quote = await executeQuote(req.ctx, quoteId);
+    return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
   });
 }

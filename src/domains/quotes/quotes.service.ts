@@ -1,10 +1,10 @@
-import type { Ctx } from '../../deps.js';
+import type { AgentActor, Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotImplementedError, ValidationError } from '../../platform/errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
+import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
-import { getInternalAccount } from '../ledger/internal-accounts.service.js';
 import { postJournal } from '../ledger/ledger.service.js';
 import { getPayableExternalAccount } from '../external-accounts/external-accounts.service.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride } from '../fees/fee-rules.js';
@@ -15,27 +15,25 @@ import { holdPostings } from '../transactions/settlement.service.js';
 import { transitionTransaction } from '../transactions/transactions.repo.js';
 import { transactionResource } from '../transactions/transactions.resource.js';
 import { enqueueSubmit } from '../transactions/transactions.jobs.js';
+import { assertWithinTransactionLimit, countDailyUsage, toPolicyAmount } from '../agents/agents.policy.js';
+import { policyDecision } from '../agents/agents.model.js';
+import { requireQuoteAuthorization, requireScaSession } from '../sca/index.js';
 import type { CreateQuoteBody } from './quotes.schemas.js';
-
-/** Where the money goes, resolved from the request's destination. */
-interface ResolvedDestination {
-  kind: 'EXTERNAL' | 'INTERNAL';
-  accountId: string;
-  currency: string;
-  rail: string | null;
-  identifierLast3: string | null;
-  accountType: string | null;
-  customerId: string | null;
-}
+import { assertDestinationVisible, checkUmaLimits, requestUmaPayment, resolveUmaDestination, type ResolvedDestination } from './quotes.destinations.js';
+import { fundingInstructions, resolveRealtimeSource, saveFundingInstructions, type ResolvedRealtimeSource } from './quotes.funding.js';
 
 const field = (f: string, message: string) => new ValidationError([{ field: f, message }]);
 
-async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<InternalAccount & { platformCustomerId: string | null }> {
-  if (body.source.sourceType !== 'ACCOUNT') {
-    throw new NotImplementedError('Real-time funding sources are not available yet.', { errors: [{ field: 'source.sourceType', message: 'Not implemented.' }] });
+type ResolvedSource = InternalAccount & { platformCustomerId: string | null; realtime?: ResolvedRealtimeSource };
+
+async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedSource> {
+  if (body.source.sourceType === 'REALTIME_FUNDING') {
+    const realtime = await resolveRealtimeSource(ctx, body);
+    return { ...realtime, realtime };
   }
   const account = await ctx.db.internalAccount.findUnique({ where: { id: body.source.accountId } });
-  if (!account) throw new NotFoundError('NOT_FOUND', 'Source account not found.');
+  // An agent acts for one customer (A17): other accounts do not exist for it.
+  if (!account || !visibleToCaller(ctx, account.customerId)) throw new NotFoundError('NOT_FOUND', 'Source account not found.');
   if (account.status !== 'ACTIVE') throw field('source.accountId', `The source account is ${account.status}.`);
   if (body.source.customerId && body.source.customerId !== account.customerId) throw field('source.customerId', 'Does not own the source account.');
   if (account.customerId) {
@@ -50,18 +48,18 @@ async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<InternalA
 
 async function resolveDestination(ctx: Ctx, body: CreateQuoteBody, source: InternalAccount): Promise<ResolvedDestination> {
   const d = body.destination;
-  if (d.destinationType !== 'ACCOUNT') {
-    throw new NotImplementedError('UMA destinations are not available yet.', { errors: [{ field: 'destination.destinationType', message: 'Not implemented.' }] });
-  }
+  if (d.destinationType === 'UMA_ADDRESS') return resolveUmaDestination(ctx, body, source);
   if (d.accountId.startsWith('InternalAccount:')) {
     const target = await ctx.db.internalAccount.findUnique({ where: { id: d.accountId } });
     if (!target) throw new NotFoundError('NOT_FOUND', 'Destination account not found.');
+    assertDestinationVisible(ctx, target.customerId);
     if (target.id === source.id) throw new BadRequestError('SELF_PAYMENT', 'The source and destination are the same account.', { errors: [{ field: 'destination.accountId', message: 'Same as the source.' }] });
     if (target.status !== 'ACTIVE') throw field('destination.accountId', `The destination account is ${target.status}.`);
     if (d.paymentRail) throw field('destination.paymentRail', 'Transfers between internal accounts take no payment rail.');
-    return { kind: 'INTERNAL', accountId: target.id, currency: target.currency, rail: null, identifierLast3: null, accountType: null, customerId: target.customerId };
+    return { kind: 'INTERNAL', accountId: target.id, currency: target.currency, rail: null, identifierLast3: null, accountType: null, customerId: target.customerId, wire: { destinationType: 'ACCOUNT', accountId: target.id, currency: target.currency } };
   }
   const ext = await getPayableExternalAccount(ctx, d.accountId);
+  assertDestinationVisible(ctx, ext.customerId);
   if (ext.customerId && source.customerId && ext.customerId !== source.customerId) {
     throw field('destination.accountId', "The external account belongs to another customer.");
   }
@@ -70,7 +68,7 @@ async function resolveDestination(ctx: Ctx, body: CreateQuoteBody, source: Inter
   if (d.paymentRail && rails.length > 0 && !rails.includes(d.paymentRail)) {
     throw new ValidationError([{ field: 'destination.paymentRail', constraint: { enum: rails }, message: `The account takes ${rails.join(', ')}.` }]);
   }
-  return { kind: 'EXTERNAL', accountId: ext.id, currency: ext.currency, rail, identifierLast3: ext.identifierLast3, accountType: ext.accountType, customerId: ext.customerId };
+  return { kind: 'EXTERNAL', accountId: ext.id, currency: ext.currency, rail, identifierLast3: ext.identifierLast3, accountType: ext.accountType, customerId: ext.customerId, wire: { destinationType: 'ACCOUNT', accountId: ext.id, currency: ext.currency, paymentRail: rail } };
 }
 
 /** A12: per-currency bounds of the platform's configuration. */
@@ -119,31 +117,47 @@ async function price(ctx: Ctx, body: CreateQuoteBody, sendingCurrency: string, d
 
 /**
  * POST /quotes. Prices the payment, creates the quote and its PENDING transaction (and, with
- * `immediatelyExecute`, holds the funds in the same database transaction).
+ * `immediatelyExecute`, starts it in the same database transaction). UMA destinations get the
+ * receiver's pay-request terms; real-time funded quotes get their payment instructions. An agent's
+ * quote is checked against its per-transaction maximum.
  * Errors: 400 INVALID_INPUT, SELF_PAYMENT, AMOUNT_OUT_OF_RANGE, TRANSACTION_SIZE_LIMIT_EXCEEDED,
- * INVALID_CURRENCY, EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED, INSUFFICIENT_FUNDS (immediate), PLATFORM_FEE_ACCOUNT_MISSING;
- * 403 USER_NOT_READY; 404; 501 NOT_IMPLEMENTED.
+ * INVALID_CURRENCY, EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED, INSUFFICIENT_FUNDS (immediate), PLATFORM_FEE_ACCOUNT_MISSING,
+ * INVALID_UMA_ADDRESS, MISSING_MANDATORY_USER_INFO, the UMA counterparty codes; 403 USER_NOT_READY,
+ * VELOCITY_LIMIT_EXCEEDED; 404 (LOOKUP_REQUEST_NOT_FOUND); 424; 501 NOT_IMPLEMENTED.
  */
 export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quote> {
   const source = await resolveSource(ctx, body);
+  // Spec Authentication 4: an SCA customer needs a live session (409 SCA_SESSION_REQUIRED), and its
+  // payment waits in PENDING_AUTHORIZATION for POST /quotes/{id}/authorize (src/domains/sca).
+  const sca = await requireScaSession(ctx, source.customerId);
   const dest = await resolveDestination(ctx, body, source);
   if (body.destination.currency && body.destination.currency !== dest.currency) throw field('destination.currency', `The destination account holds ${dest.currency}.`);
-  if (dest.kind === 'EXTERNAL' && !body.purposeOfPayment && ctx.config.PURPOSE_OF_PAYMENT_REQUIRED_CURRENCIES.includes(dest.currency)) {
+  if (dest.kind !== 'INTERNAL' && !body.purposeOfPayment && ctx.config.PURPOSE_OF_PAYMENT_REQUIRED_CURRENCIES.includes(dest.currency)) {
     throw new ValidationError([{ field: 'purposeOfPayment', message: `Payments in ${dest.currency} need a purpose of payment.` }]);
   }
   const pricing = await price(ctx, body, source.currency, dest);
   await checkLimits(ctx, source.currency, dest.currency, pricing);
+  checkUmaLimits(dest, pricing);
+  const agentAmount = ctx.agent ? await toPolicyAmount(ctx, ctx.agent, pricing.totalSendingAmount, source.currency) : undefined;
+  if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!);
 
   const now = ctx.clock.now();
   const quoteId = newId('Quote');
   const transactionId = newId('Transaction');
-  const sourceJson = { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}) };
-  const destinationJson = { destinationType: 'ACCOUNT', accountId: dest.accountId, currency: dest.currency, ...(dest.rail ? { paymentRail: dest.rail } : {}) };
+  const umaPayment = dest.uma ? await requestUmaPayment(ctx, quoteId, dest, pricing.totalReceivingAmount, body.senderCustomerInfo) : undefined;
+  const ttlSeconds = source.realtime ? ctx.config.REALTIME_FUNDING_TTL_SECONDS : ctx.config.QUOTE_TTL_SECONDS;
+  let expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+  // The receiver holds its terms only so long: the quote cannot outlive them.
+  if (umaPayment && new Date(umaPayment.termsExpireAt) < expiresAt) expiresAt = new Date(umaPayment.termsExpireAt);
+  const instructions = source.realtime ? fundingInstructions(ctx, source.realtime, quoteId, pricing.totalSendingAmount, now, expiresAt) : [];
+  const sourceJson = source.realtime
+    ? { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}), ...(body.source.sourceType === 'REALTIME_FUNDING' && body.source.cryptoNetwork ? { cryptoNetwork: body.source.cryptoNetwork.toUpperCase() } : {}) }
+    : { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}) };
   const common = {
     customerId: source.customerId,
     sourceAccountId: source.id,
     source: sourceJson,
-    destination: destinationJson,
+    destination: dest.wire,
     destinationKind: dest.kind,
     destinationAccountId: dest.accountId,
     paymentRail: dest.rail,
@@ -153,6 +167,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     description: body.description ?? null,
     remittanceInformation: body.remittanceInformation ?? null,
     purposeOfPayment: body.purposeOfPayment ?? null,
+    agentId: ctx.agent?.agentId ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -170,7 +185,11 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
         serviceFeesIncluded: pricing.serviceFee,
         senderCustomerInfo: (body.senderCustomerInfo ?? undefined) as any,
         transactionId,
-        expiresAt: new Date(now.getTime() + ctx.config.QUOTE_TTL_SECONDS * 1000),
+        expiresAt,
+        lookupId: dest.uma?.lookupId ?? null,
+        umaPayment: (umaPayment ?? undefined) as any,
+        funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
+        paymentInstructions: instructions.map((i) => i.wire) as any,
         ...common,
       } as any,
     });
@@ -188,53 +207,107 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
         fees: pricing.feesIncluded,
         platformFees: pricing.platformFee,
         serviceFees: pricing.serviceFee,
+        counterpartyInformation: ((umaPayment as { counterpartyInformation?: unknown } | undefined)?.counterpartyInformation ?? undefined) as any,
         ...common,
       } as any,
     });
+    if (instructions.length > 0) await saveFundingInstructions(tx, quoteId, instructions, now);
     await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(t));
-    if (body.immediatelyExecute) await holdAndProcess(ctx, tx, t);
-    return tx.quote.findUniqueOrThrow({ where: { id: quoteId } });
+    let started = false;
+    let afterCommit: (() => Promise<void>) | undefined;
+    if (sca) afterCommit = await requireQuoteAuthorization(ctx, tx, t);
+    else if (body.immediatelyExecute) started = (await startExecution(ctx, tx, t, ctx.agent, agentAmount)) === 'PROCESSING';
+    return { quote: await tx.quote.findUniqueOrThrow({ where: { id: quoteId } }), started, afterCommit };
   });
-  if (body.immediatelyExecute) await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
-  return quote;
+  if (quote.afterCommit) await quote.afterCommit();
+  if (quote.started) await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
+  return quote.quote;
 }
 
-/** Holds the sending amount and moves the transaction to PROCESSING, in the caller's transaction. */
-async function holdAndProcess(ctx: Ctx, tx: TenantTx, t: Transaction): Promise<void> {
+/**
+ * Holds the sending amount and moves the transaction to PROCESSING, in the caller's transaction:
+ * `execute` from PENDING, `authorize` from PENDING_AUTHORIZATION (SCA).
+ */
+export async function holdAndProcess(ctx: Ctx, tx: TenantTx, t: Transaction, event: 'execute' | 'authorize' = 'execute'): Promise<void> {
   // Status first: the compare-and-set turns away a second execute before it touches the balance,
   // and the account row is locked only for the tail of the transaction.
-  await transitionTransaction(ctx, tx, t, 'execute');
+  await transitionTransaction(ctx, tx, t, event);
   await postJournal(ctx, tx, { key: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, postings: holdPostings(t) });
 }
 
-/** Errors: 404 QUOTE_NOT_FOUND (also another platform's quote). */
+/**
+ * Starts an execution in the caller's transaction. A platform's execution holds and processes. An
+ * agent's (its own call, or the deposit of a real-time quote it created) is counted against its daily limit first; above its approval threshold it only waits for
+ * the platform (A17, pendingReason PLATFORM_APPROVAL): nothing is held until approval, and the
+ * quote stays valid for AGENT_APPROVAL_WINDOW_SECONDS, after which it expires.
+ */
+export async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: AgentActor | undefined, agentAmount: bigint | undefined): Promise<'PROCESSING' | 'AWAITING_APPROVAL'> {
+  if (!agent) {
+    await holdAndProcess(ctx, tx, t);
+    return 'PROCESSING';
+  }
+  const now = ctx.clock.now();
+  await countDailyUsage(ctx, tx, agent, agentAmount!, now);
+  const agentFields = { agentId: agent.agentId, agentCountedAmount: agentAmount! };
+  if (policyDecision(agent.policy, agentAmount!) === 'NEEDS_APPROVAL') {
+    const moved = await tx.transaction.updateMany({
+      where: { id: t.id, status: 'PENDING', pendingReason: null },
+      data: { ...agentFields, pendingReason: 'PLATFORM_APPROVAL', approvalRequestedAt: now, updatedAt: now },
+    });
+    if (moved.count !== 1) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
+    await tx.quote.updateMany({ where: { id: t.quoteId! }, data: { expiresAt: new Date(now.getTime() + ctx.config.AGENT_APPROVAL_WINDOW_SECONDS * 1000), updatedAt: now } });
+    // Announced as a PENDING transaction carrying pendingReason PLATFORM_APPROVAL.
+    await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(await tx.transaction.findUniqueOrThrow({ where: { id: t.id } })));
+    return 'AWAITING_APPROVAL';
+  }
+  await tx.transaction.updateMany({ where: { id: t.id }, data: agentFields });
+  await holdAndProcess(ctx, tx, { ...t, ...agentFields });
+  return 'PROCESSING';
+}
+
+/** Errors: 404 QUOTE_NOT_FOUND (also another platform's quote, and for an agent another customer's). */
 export async function getQuote(ctx: Ctx, id: string): Promise<Quote> {
   const q = await ctx.db.quote.findUnique({ where: { id } });
-  if (!q) throw new NotFoundError('QUOTE_NOT_FOUND', 'Quote not found.');
+  if (!q || !visibleToCaller(ctx, q.customerId)) throw new NotFoundError('QUOTE_NOT_FOUND', 'Quote not found.');
   return q;
 }
 
 /**
  * POST /quotes/{id}/execute: holds the funds and starts the transfer, exactly once. The status
  * compare-and-set and the hold are one database transaction: a concurrent second execute loses
- * the race and moves nothing; an insufficient balance rolls back both.
- * Errors: 404 QUOTE_NOT_FOUND; 409 QUOTE_EXPIRED, QUOTE_NOT_PENDING; 400 INSUFFICIENT_FUNDS.
+ * the race and moves nothing; an insufficient balance rolls back both. Real-time funded quotes are
+ * executed by their deposit, never by this call. An agent's execution follows its policy.
+ * Errors: 404 QUOTE_NOT_FOUND; 409 QUOTE_EXPIRED, QUOTE_NOT_PENDING, QUOTE_NOT_EXECUTABLE; 400 INSUFFICIENT_FUNDS,
+ * TRANSACTION_SIZE_LIMIT_EXCEEDED; 403 VELOCITY_LIMIT_EXCEEDED.
  */
 export async function executeQuote(ctx: Ctx, id: string): Promise<Quote> {
   const quote = await getQuote(ctx, id);
+  if (quote.funding === 'REALTIME') {
+    throw new ConflictError('QUOTE_NOT_EXECUTABLE', 'A real-time funded quote executes when its exact deposit arrives; it cannot be executed by a call.');
+  }
   if (quote.status === 'PENDING' && quote.expiresAt <= ctx.clock.now()) {
     throw new ConflictError('QUOTE_EXPIRED', 'The quote expired; create a new one.', { expiresAt: quote.expiresAt.toISOString() });
   }
+  // Spec Authentication 4: an SCA customer needs a live session (409 SCA_SESSION_REQUIRED); with one, the
+  // payment waits in PENDING_AUTHORIZATION for POST /quotes/{id}/authorize (src/domains/sca).
+  const sca = await requireScaSession(ctx, quote.customerId);
   if (quote.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${quote.status}; only a PENDING quote can be executed.`, { status: quote.status });
-  await ctx.db.$transaction(async (tx) => {
-    const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
-    if (t.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${t.status}; only a PENDING quote can be executed.`, { status: t.status });
-    await holdAndProcess(ctx, tx, t);
-  }).catch((err) => {
-    // A concurrent execute won the compare-and-set.
-    if (err?.code === 'INVALID_STATE_TRANSITION') throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
-    throw err;
-  });
-  await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: quote.transactionId });
+  const agentAmount = ctx.agent ? await toPolicyAmount(ctx, ctx.agent, quote.totalSendingAmount, quote.sendingCurrency) : undefined;
+  if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!);
+  const outcome = await ctx.db
+    .$transaction(async (tx) => {
+      const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
+      if (t.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${t.status}; only a PENDING quote can be executed.`, { status: t.status });
+      if (t.pendingReason) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was executed and waits for the platform\'s approval.', { pendingReason: t.pendingReason });
+      if (sca) return requireQuoteAuthorization(ctx, tx, t);
+      return startExecution(ctx, tx, t, ctx.agent, agentAmount);
+    })
+    .catch((err) => {
+      // A concurrent execute won the compare-and-set.
+      if (err?.code === 'INVALID_STATE_TRANSITION') throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
+      throw err;
+    });
+  if (typeof outcome === 'function') await outcome();
+  if (outcome === 'PROCESSING') await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: quote.transactionId });
   return getQuote(ctx, id);
 }

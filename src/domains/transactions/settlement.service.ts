@@ -6,9 +6,10 @@ import { postJournal } from '../ledger/ledger.service.js';
 import { systemAccount, type Posting } from '../ledger/ledger.model.js';
 import { railFor } from '../../adapters/rails/registry.js';
 import { getPayoutDestination } from '../external-accounts/external-accounts.service.js';
-import type { PayoutResult } from '../../adapters/rails/port.js';
+import { RailError, type PayoutResult, type RailAdapter } from '../../adapters/rails/port.js';
 import { startRefund, transitionRefund, transitionTransaction } from './transactions.repo.js';
 import { refundReasonFor } from './transactions.model.js';
+import { umaPayoutDestination } from '../uma/uma.settlement.js';
 
 /**
  * Money effects of a payment's life, each a balanced journal with a key derived from the
@@ -33,7 +34,10 @@ function deliveryPostings(t: Transaction, sign: 1n | -1n): Posting[] {
   const target =
     t.destinationKind === 'INTERNAL'
       ? { account: t.destinationAccountId!, bucket: 'AVAILABLE' as const }
-      : { account: systemAccount('RAIL_CLEARING', t.receivingCurrency, t.paymentRail ?? 'NONE'), bucket: 'SYSTEM' as const };
+      : t.destinationKind === 'UMA'
+        ? // Paid to a UMA counterparty's invoice: what it owes the receiver clears through UMA_CLEARING.
+          { account: systemAccount('UMA_CLEARING', t.receivingCurrency), bucket: 'SYSTEM' as const }
+        : { account: systemAccount('RAIL_CLEARING', t.receivingCurrency, t.paymentRail ?? 'NONE'), bucket: 'SYSTEM' as const };
   if (t.sendingCurrency === t.receivingCurrency) {
     out.push({ ...target, currency: t.receivingCurrency, amount: sign * net });
   } else {
@@ -50,7 +54,9 @@ async function platformAccountId(tx: TenantTx, currency: string): Promise<string
 }
 
 export async function settlePostings(tx: TenantTx, t: Transaction): Promise<Posting[]> {
-  const out: Posting[] = [{ account: t.sourceAccountId, bucket: 'HELD', currency: t.sendingCurrency, amount: -t.sentAmount }];
+  // An incoming payment paid out to an external account comes from a system account (UMA_CLEARING), held nowhere.
+  const fromSystem = t.sourceAccountId.startsWith('system:');
+  const out: Posting[] = [{ account: t.sourceAccountId, bucket: fromSystem ? 'SYSTEM' : 'HELD', currency: t.sendingCurrency, amount: -t.sentAmount }];
   if (t.platformFees > 0n) {
     const feeAccount = await platformAccountId(tx, t.sendingCurrency);
     // Checked at quote creation; the account cannot be deleted, so this is a programmer error.
@@ -83,8 +89,22 @@ async function returnPostings(tx: TenantTx, t: Transaction): Promise<Posting[]> 
 
 const releasePostings = (t: Transaction): Posting[] => holdPostings(t).map((p) => ({ ...p, amount: -p.amount }));
 
+/**
+ * An incoming payment whose payout to the customer's external account failed (or came back): the
+ * money goes to the customer's internal account in that currency instead, never lost.
+ */
+async function incomingRefundPostings(tx: TenantTx, t: Transaction, settled: boolean): Promise<Posting[]> {
+  const fallback = await tx.internalAccount.findFirst({ where: { customerId: t.customerId, currency: t.receivingCurrency } });
+  if (!fallback) throw new Error(`customer of incoming payment ${t.id} has no ${t.receivingCurrency} account`);
+  // Not settled: still in the source (UMA_CLEARING). Settled: the delivery is reversed (the source's
+  // debit and the fallback's credit then cancel out on the source).
+  const from = settled ? deliveryPostings(t, -1n) : [{ account: t.sourceAccountId, bucket: 'SYSTEM' as const, currency: t.sendingCurrency, amount: -t.sentAmount }];
+  return [...from, { account: fallback.id, bucket: 'AVAILABLE', currency: t.receivingCurrency, amount: t.receivedAmount }];
+}
+
 /** The destination's account details, read (and unsealed) at submission, even if deleted since. */
 async function payoutDestination(ctx: Ctx, t: Transaction): Promise<{ accountType: string; accountInfo: Record<string, unknown> }> {
+  if (t.destinationKind === 'UMA') return umaPayoutDestination(ctx, t);
   if (!t.destinationAccountId) return { accountType: 'UNKNOWN', accountInfo: {} };
   const d = await getPayoutDestination(ctx, t.destinationAccountId);
   return d ? { accountType: d.accountType, accountInfo: d.accountInfo } : { accountType: 'UNKNOWN', accountInfo: {} };
@@ -164,24 +184,71 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
   }
   if (t.railReference) return pollPayment(deps, platformId, transactionId);
   const destination = await payoutDestination(ctx, t);
-  const result = await railFor(deps, t.paymentRail ?? 'NONE').submitPayout({
-    idempotencyKey: t.id,
-    rail: t.paymentRail ?? 'NONE',
-    amount: t.receivedAmount,
-    currency: t.receivingCurrency,
-    destination: { ...destination, identifierLast3: t.identifierLast3 ?? '' },
-    remittanceInformation: t.remittanceInformation,
-    purposeOfPayment: t.purposeOfPayment,
-  });
-  await ctx.db.transaction.updateMany({ where: { id: t.id, railReference: null }, data: { railReference: result.reference, submittedAt: ctx.clock.now() } });
-  return applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS);
+  const rail = railFor(deps, t.paymentRail ?? 'NONE');
+  let result: PayoutResult;
+  try {
+    result = await rail.submitPayout({
+      idempotencyKey: t.id,
+      rail: t.paymentRail ?? 'NONE',
+      amount: t.receivedAmount,
+      currency: t.receivingCurrency,
+      destination: { ...destination, identifierLast3: t.identifierLast3 ?? '' },
+      remittanceInformation: t.remittanceInformation,
+      purposeOfPayment: t.purposeOfPayment,
+    });
+  } catch (err) {
+    // Refused for good and nothing sent (RailError retryable: false): fail and refund, no rail reference.
+    if (err instanceof RailError && !err.retryable) {
+      ctx.logger.warn({ err, transactionId: t.id, adapter: rail.id }, 'rail refused the payout');
+      return applyPayoutResult(ctx, t, { status: 'FAILED', reference: '', failureReason: 'QUOTE_EXECUTION_FAILED', retryable: false }, deps.config.PAYMENT_POLL_MIN_MS);
+    }
+    throw err;
+  }
+  await recordSubmission(deps, ctx, t, result.reference);
+  return untilPushed(rail, await applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS));
+}
+
+/**
+ * Stores the rail's reference once (a report pushed before the submit's answer may have stored it)
+ * and when reconciliation should look at the payment: the rail's expected time plus PAYMENT_STALE_MS.
+ */
+export async function recordSubmission(deps: AppDeps, ctx: Ctx, t: Transaction, reference: string): Promise<void> {
+  const now = ctx.clock.now();
+  const reconcileAfter = new Date(now.getTime() + deps.adapters.rails.expectedSettlementMs(t.paymentRail) + deps.config.PAYMENT_STALE_MS);
+  await ctx.db.transaction.updateMany({ where: { id: t.id, railReference: null }, data: { railReference: reference, submittedAt: now, reconcileAfter } });
+}
+
+/** A push adapter reports outcomes itself: no poll chain for it (reconciliation still asks when late). */
+function untilPushed(rail: RailAdapter, outcome: StepOutcome): StepOutcome {
+  return outcome.next === 'POLL' && rail.statusDelivery === 'push' ? { next: 'DONE' } : outcome;
 }
 
 export async function pollPayment(deps: AppDeps, platformId: string, transactionId: string): Promise<StepOutcome> {
   const ctx = ctxFor(deps, platformId);
   const t = await load(ctx, transactionId);
   if (!t || !t.railReference || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED')) return { next: 'DONE' };
-  const result = await railFor(deps, t.paymentRail ?? 'NONE').getPayoutStatus(t.railReference);
+  const rail = railFor(deps, t.paymentRail ?? 'NONE');
+  const result = await rail.getPayoutStatus(t.railReference, { idempotencyKey: t.id });
+  return untilPushed(rail, await applyPayoutResult(ctx, t, result, deps.config.PAYMENT_POLL_MIN_MS));
+}
+
+/**
+ * An outcome the rail pushed (context.reportPayoutStatus → the `report` job), applied exactly as a
+ * poll's answer is. A report naming another reference than the one stored is ignored.
+ */
+export async function applyPayoutReport(deps: AppDeps, platformId: string, transactionId: string, result: PayoutResult): Promise<StepOutcome> {
+  const ctx = ctxFor(deps, platformId);
+  let t = await load(ctx, transactionId);
+  if (!t || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED') || t.destinationKind === 'INTERNAL') return { next: 'DONE' };
+  if (!t.railReference && t.status === 'PROCESSING') {
+    // Pushed before the submit's answer was committed: the reference is the same either way.
+    await recordSubmission(deps, ctx, t, result.reference);
+    t = (await load(ctx, transactionId))!;
+  }
+  if (t.railReference !== result.reference) {
+    ctx.logger.warn({ transactionId, reported: result.reference, stored: t.railReference }, 'payout report for another reference ignored');
+    return { next: 'DONE' };
+  }
   return applyPayoutResult(ctx, t, result, deps.config.PAYMENT_POLL_MIN_MS);
 }
 
@@ -212,7 +279,7 @@ export async function refundPayment(deps: AppDeps, platformId: string, transacti
       key: `${t.id}:${settled ? 'return' : 'release'}`,
       kind: settled ? 'PAYMENT_RETURN' : 'PAYMENT_RELEASE',
       referenceId: t.id,
-      postings: settled ? await returnPostings(tx, fresh) : releasePostings(fresh),
+      postings: fresh.type === 'INCOMING' ? await incomingRefundPostings(tx, fresh, settled) : settled ? await returnPostings(tx, fresh) : releasePostings(fresh),
     });
     await transitionRefund(ctx, tx, fresh, 'complete');
   });

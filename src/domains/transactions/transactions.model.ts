@@ -14,6 +14,10 @@ export const transactionTransitions = {
   fail: { from: ['PROCESSING'], to: 'FAILED' },
   /** A bank returns a completed payment: COMPLETED is not strictly final (Part B §3.1). */
   bankReturn: { from: ['COMPLETED'], to: 'FAILED' },
+  /** The platform rejects an agent payment waiting for its approval (A17): nothing was held. */
+  reject: { from: ['PENDING'], to: 'FAILED' },
+  /** POST /transactions/{id}/cancel before settlement (B§6.2); a PROCESSING one is refunded (USER_CANCELLATION). */
+  cancel: { from: ['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING'], to: 'FAILED' },
 } as const satisfies TransitionTable<TransactionStatus>;
 export type TransactionEvent = keyof typeof transactionTransitions;
 

@@ -19,15 +19,16 @@ export async function transitionTransaction(ctx: Ctx, tx: TenantTx, t: Transacti
   const now = ctx.clock.now();
   const moved = await tx.transaction.updateMany({
     where: { id: t.id, status: { in: [...transactionTransitions[event].from] } },
-    data: { ...data, status: to, updatedAt: now },
+    // Waiting for platform approval exists only in PENDING (A17): leaving PENDING ends it.
+    data: { ...data, status: to, updatedAt: now, ...(to !== 'PENDING' ? { pendingReason: null } : {}) },
   });
   if (moved.count !== 1) throw new IllegalTransitionError('The transaction', event, t.status);
-  await tx.quote.updateMany({ where: { id: t.quoteId }, data: { status: to, updatedAt: now, ...(event === 'execute' || event === 'authorize' ? { executedAt: now } : {}) } });
+  if (t.quoteId) await tx.quote.updateMany({ where: { id: t.quoteId }, data: { status: to, updatedAt: now, ...(event === 'execute' || event === 'authorize' ? { executedAt: now } : {}) } });
   await tx.transactionStatusChange.create({
     data: { id: newId('Request').replace('Request:', 'TxChange:'), transactionId: t.id, field: 'status', fromStatus: t.status, toStatus: to, reason: reason ?? null, createdAt: now } as any,
   });
   const updated = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
-  await recordEvent(tx, `OUTGOING_PAYMENT.${to}`, transactionResource(updated));
+  await recordEvent(tx, `${eventPrefix(t)}.${to}`, transactionResource(updated));
   return updated;
 }
 
@@ -58,6 +59,11 @@ async function refundChanged(ctx: Ctx, tx: TenantTx, t: Transaction, from: strin
     data: { id: newId('Request').replace('Request:', 'TxChange:'), transactionId: t.id, field: 'refundStatus', fromStatus: from, toStatus: to, createdAt: ctx.clock.now() } as any,
   });
   const updated = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
-  await recordEvent(tx, `OUTGOING_PAYMENT.REFUND_${to}`, transactionResource(updated));
+  await recordEvent(tx, `${eventPrefix(t)}.REFUND_${to}`, transactionResource(updated));
   return updated;
+}
+
+/** Webhook family of a transaction's events: INCOMING_PAYMENT.* for incoming payments (decisions B§7.2). */
+export function eventPrefix(t: Pick<Transaction, 'type'>): 'INCOMING_PAYMENT' | 'OUTGOING_PAYMENT' {
+  return t.type === 'INCOMING' ? 'INCOMING_PAYMENT' : 'OUTGOING_PAYMENT';
 }

@@ -25,6 +25,10 @@ export function transactionResource(t: Transaction) {
     remittanceInformation: t.remittanceInformation,
     purposeOfPayment: t.purposeOfPayment,
     failureReason: t.failureReason,
+    // Agent payments (A17): who initiated it, and PLATFORM_APPROVAL while it waits for the platform.
+    agentId: t.agentId,
+    pendingReason: t.pendingReason,
+    counterpartyInformation: t.counterpartyInformation ?? null,
     settledAt: iso(t.settledAt),
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),

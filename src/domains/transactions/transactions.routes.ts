@@ -5,6 +5,12 @@ import { paginationQuery } from '../../platform/http/pagination.js';
 import { TRANSACTION_STATUSES } from './transactions.model.js';
 import { transactionResource } from './transactions.resource.js';
 import { getTransaction, listTransactions } from './transactions.service.js';
+import { approveTransaction, cancelTransaction, rejectTransaction } from './approvals.service.js';
+
+const transactionParams = z.object({ transactionId: z.string().max(200) });
+/** B§6.2: free-text reason, informational (kept in the status history). */
+const reasonBody = z.object({ reason: z.string().max(500).optional() }).strict();
+const approveBody = z.object({ receiverCustomerInfo: z.record(z.string(), z.unknown()).optional() }).strict();
 
 const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 /** Repeated keys or comma-joined values (decisions Part B §1). */
@@ -27,13 +33,32 @@ const listQuery = z.object({
 });
 
 export async function transactionRoutes(app: FastifyInstance) {
-  app.get('/transactions', async (req) => {
+  app.get('/transactions', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req) => {
     const page = await listTransactions(req.ctx, parseInput(listQuery, req.query));
     return { ...page, data: page.data.map((t) => transactionResource(t)) };
   });
 
-  app.get('/transactions/:transactionId', async (req) => {
+  app.get('/transactions/:transactionId', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req) => {
     const { transactionId } = parseInput(z.object({ transactionId: z.string().max(200) }), req.params);
     return transactionResource(await getTransaction(req.ctx, transactionId));
+  });
+
+  // Agent payments above the approval threshold (A17): the platform decides. Agents may not.
+  app.post('/transactions/:transactionId/approve', { config: { idempotent: true } }, async (req) => {
+    const { transactionId } = parseInput(transactionParams, req.params);
+    parseInput(approveBody, req.body ?? {});
+    return transactionResource(await approveTransaction(req.ctx, transactionId));
+  });
+
+  app.post('/transactions/:transactionId/reject', { config: { idempotent: true } }, async (req) => {
+    const { transactionId } = parseInput(transactionParams, req.params);
+    const { reason } = parseInput(reasonBody, req.body ?? {});
+    return transactionResource(await rejectTransaction(req.ctx, transactionId, reason));
+  });
+
+  app.post('/transactions/:transactionId/cancel', { config: { idempotent: true, agent: 'CANCEL_TRANSACTION' } }, async (req) => {
+    const { transactionId } = parseInput(transactionParams, req.params);
+    const { reason } = parseInput(reasonBody, req.body ?? {});
+    return transactionResource(await cancelTransaction(req.ctx, transactionId, reason));
   });
 }

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../deps.js';
 import { NotFoundError } from '../../platform/errors.js';
+import { customerFilterFor, visibleToCaller } from '../../platform/agent-scope.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { Prisma, Transaction } from '../../generated/prisma/client.js';
 import { transitionTransaction } from './transactions.repo.js';
@@ -7,7 +8,8 @@ import { transitionTransaction } from './transactions.repo.js';
 /** Errors: 404 TRANSACTION_NOT_FOUND (also another platform's transaction). */
 export async function getTransaction(ctx: Ctx, id: string): Promise<Transaction> {
   const t = await ctx.db.transaction.findUnique({ where: { id } });
-  if (!t) throw new NotFoundError('TRANSACTION_NOT_FOUND', 'Transaction not found.');
+  // An agent (A17) sees only its customer's transactions.
+  if (!t || !visibleToCaller(ctx, t.customerId)) throw new NotFoundError('TRANSACTION_NOT_FOUND', 'Transaction not found.');
   return t;
 }
 
@@ -29,7 +31,8 @@ export interface ListTransactionsQuery {
  * Cursor pagination on the UUIDv7 id: a page continues strictly after the last id seen, so rows
  * inserted while a client pages through are never returned twice and never shift a row out.
  */
-export async function listTransactions(ctx: Ctx, q: ListTransactionsQuery): Promise<Page<Transaction>> {
+export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery): Promise<Page<Transaction>> {
+  const q = ctx.agent ? { ...query, customerId: customerFilterFor(ctx, query.customerId) } : query;
   const after = decodeCursor(q.cursor);
   const where: Prisma.TransactionWhereInput = {
     ...(q.status?.length ? { status: { in: q.status } } : {}),

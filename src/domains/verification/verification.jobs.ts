@@ -3,7 +3,6 @@ import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf } from '../../platform/queue.js';
 import type { Verification } from '../../generated/prisma/client.js';
-import { kycProviderFor } from '../../adapters/kyc/index.js';
 import type { KycOutcome } from '../../adapters/kyc/port.js';
 import { moveCustomerStatus } from '../customers/customers.service.js';
 import { IDENTITY_DOCUMENTS, OPEN_STATUSES, type VerificationError } from './verification.model.js';
@@ -44,7 +43,7 @@ export async function processDecision(deps: AppDeps, job: DecisionJob): Promise<
   const owners = await ctx.db.beneficialOwner.findMany({ where: { customerId: customer.id } });
   const previousHolds = await ctx.db.onboardingStatusChange.count({ where: { resourceId: customer.id, machine: 'customer', event: 'hold' } });
   const businessInfo = (customer.businessInfo ?? {}) as Record<string, unknown>;
-  const outcome: KycOutcome = await kycProviderFor(deps.config).decide({
+  const outcome: KycOutcome = await deps.adapters.kyc.decide({
     caseId: v.id,
     customerId: customer.id,
     customerType: customer.customerType as 'INDIVIDUAL' | 'BUSINESS',

@@ -6,7 +6,13 @@ import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { dummySecretHash, hmacHex, verifySecret } from '../secrets.js';
 import type { Permission, Principal } from '../../domains/platforms/platforms.model.js';
 
+/** What an agent's policy can allow (docs/decisions.md "Agents"). */
+export const AGENT_ACTIONS = ['CREATE_QUOTE', 'EXECUTE_QUOTE', 'VIEW_TRANSACTIONS', 'CANCEL_TRANSACTION', 'VIEW_ACCOUNTS', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
+export type AgentAction = (typeof AGENT_ACTIONS)[number];
+
 export interface AuthDeps {
+  /** Resolves an agent's Bearer token (src/domains/agents); absent: Bearer credentials are refused. */
+  resolveAgentToken?: (token: string) => Promise<Principal | undefined>;
   prisma: PrismaClient;
   redis: Redis;
   redisPrefix: string;
@@ -55,6 +61,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Permission the route needs; default VIEW for GET, TRANSACT otherwise (decision A3). */
     permission?: Permission;
+    /**
+     * Agents (A17) may call the route when their policy allows this action; routes without it are
+     * platform-only and answer an agent 403 FORBIDDEN.
+     */
+    agent?: AgentAction;
   }
 }
 
@@ -74,6 +85,10 @@ export async function registerPlatformAuth(scope: FastifyInstance, deps: AuthDep
   scope.decorateRequest('principal', null as unknown as Principal);
   scope.addHook('onRequest', async (req, reply) => {
     const header = req.headers.authorization;
+    if (header && /^bearer\s+/i.test(header)) {
+      await authenticateAgent(req, header.replace(/^bearer\s+/i, '').trim(), deps);
+      return;
+    }
     if (!header || !/^basic\s+/i.test(header)) throw new UnauthorizedError();
     await new Promise<void>((resolve, reject) => {
       scope.basicAuth(req, reply, (err?: unknown) => (err ? reject(err) : resolve()));
@@ -83,4 +98,17 @@ export async function registerPlatformAuth(scope: FastifyInstance, deps: AuthDep
       throw new ForbiddenError('FORBIDDEN', `This credential lacks the ${needed} permission.`);
     }
   });
+}
+
+/**
+ * Agent calls (A17): `Authorization: Bearer <accessToken>`. An unknown, revoked or disabled agent's
+ * token is 401; a route not open to agents, or an action outside the agent's policy, is 403.
+ */
+async function authenticateAgent(req: FastifyRequest, token: string, deps: AuthDeps): Promise<void> {
+  const principal = token && deps.resolveAgentToken ? await deps.resolveAgentToken(token) : undefined;
+  if (!principal?.agent) throw new UnauthorizedError('UNAUTHORIZED', 'The agent access token is missing, invalid or revoked.');
+  req.principal = principal;
+  const action = req.routeOptions.config.agent;
+  if (!action) throw new ForbiddenError('FORBIDDEN', 'Agents may not call this endpoint; it is for the platform only.');
+  if (!principal.agent.policy.allowedActions.includes(action)) throw new ForbiddenError('FORBIDDEN', `The agent's policy does not allow ${action}.`);
 }

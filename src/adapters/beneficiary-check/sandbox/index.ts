@@ -1,3 +1,4 @@
+import type { CallOptions } from '../../common.js';
 import type { BeneficiaryCheckAdapter, BeneficiaryCheckRequest, BeneficiaryCheckResult, BeneficiaryVerificationStatus } from '../port.js';
 
 /**
@@ -28,7 +29,8 @@ const FORCED: Record<string, BeneficiaryVerificationStatus> = {
 
 export const sandboxBeneficiaryCheck: BeneficiaryCheckAdapter = {
   id: 'sandbox',
-  async check(req: BeneficiaryCheckRequest): Promise<BeneficiaryCheckResult> {
+  async check(req: BeneficiaryCheckRequest, callOpts?: CallOptions): Promise<BeneficiaryCheckResult> {
+    callOpts?.signal?.throwIfAborted();
     const requiresReview = req.identifierLast3 === '008';
     const forced = FORCED[req.identifierLast3];
     const claimed = req.beneficiaryName ?? req.customerName ?? 'Account Holder';

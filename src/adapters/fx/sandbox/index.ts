@@ -60,7 +60,8 @@ export function sandboxFxProvider(opts: { spreadBps: number; clock: Clock }): Fx
   const spread = new D(opts.spreadBps).div(10_000).plus(1);
   return {
     id,
-    async getRate(sending, receiving) {
+    async getRate(sending, receiving, callOpts) {
+      callOpts?.signal?.throwIfAborted();
       const asOf = opts.clock.now();
       if (sending === receiving) return { rate: '1', asOf };
       const perUsdSending = SANDBOX_UNITS_PER_USD[sending];

@@ -1,3 +1,4 @@
+import type { CallOptions } from '../../common.js';
 import type { HostedLink, HostedLinkRequest, KycCase, KycOutcome, KycProvider } from '../port.js';
 
 export const SANDBOX_HOSTED_PATH = '/hosted/kyc';
@@ -15,10 +16,12 @@ export function sandboxKycProvider(publicBaseUrl: string, basePath: string, sand
   return {
     id: 'sandbox',
     provider: 'SANDBOX',
-    async createHostedLink(request: HostedLinkRequest): Promise<HostedLink> {
+    async createHostedLink(request: HostedLinkRequest, callOpts?: CallOptions): Promise<HostedLink> {
+      callOpts?.signal?.throwIfAborted();
       return { kycUrl: `${root}/${request.token}` };
     },
-    async decide(c: KycCase): Promise<KycOutcome> {
+    async decide(c: KycCase, callOpts?: CallOptions): Promise<KycOutcome> {
+      callOpts?.signal?.throwIfAborted();
       // Decision A2: outside sandbox nothing is decided by magic values; the case waits for a reviewer.
       if (!sandbox) return c.reviewed ? { status: 'PENDING' } : { status: 'MANUAL_REVIEW' };
       const failedOwner = c.owners.find((o) => o.lastName.trim().endsWith('002'));

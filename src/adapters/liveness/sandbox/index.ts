@@ -9,7 +9,8 @@ export function sandboxLiveness(publicBaseUrl: string, apiBasePath: string): Liv
   const base = `${publicBaseUrl.replace(/\/+$/, '')}${apiBasePath}`;
   return {
     id: 'sandbox',
-    async startSession({ token }) {
+    async startSession({ token }, callOpts) {
+      callOpts?.signal?.throwIfAborted();
       return { verificationLink: `${base}/sandbox/liveness/${encodeURIComponent(token)}` };
     },
   };

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { CallOptions } from '../../common.js';
 import type { ContactCodeMessage, Notifier } from '../port.js';
 
 /**
@@ -9,7 +10,8 @@ import type { ContactCodeMessage, Notifier } from '../port.js';
 export function sandboxNotifier(logger: Logger): Notifier {
   return {
     id: 'sandbox',
-    async sendContactCode(m: ContactCodeMessage) {
+    async sendContactCode(m: ContactCodeMessage, callOpts?: CallOptions) {
+      callOpts?.signal?.throwIfAborted();
       logger.debug({ customerId: m.customerId, channel: m.channel, sandboxCode: m.code, expiresAt: m.expiresAt.toISOString() }, 'contact verification code');
     },
   };

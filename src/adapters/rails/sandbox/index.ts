@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { CallOptions } from '../../common.js';
 import type { PayoutRequest, PayoutResult, RailAdapter, RefundResult } from '../port.js';
 
 /**
@@ -85,20 +86,25 @@ export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
   return {
     id: 'sandbox',
     rails: Object.keys(RAIL_DELAYS_MS),
-    async submitPayout(req: PayoutRequest) {
+    expectedSettlementMs: Object.fromEntries(Object.keys(RAIL_DELAYS_MS).map((rail) => [rail, delayOf(rail)])),
+    async submitPayout(req: PayoutRequest, callOpts?: CallOptions) {
+      // An aborted call sends nothing: the service repeats it with the same key.
+      callOpts?.signal?.throwIfAborted();
       const ref = `sbx_${req.idempotencyKey.replace(/^Transaction:/, '')}`;
       const fresh: Stored = { scenario: scenarioFor(req.destination.identifierLast3, req.amount), submittedAtMs: opts.now(), rail: req.rail };
       await opts.redis.set(key(ref), JSON.stringify(fresh), 'EX', 30 * 24 * 3600, 'NX');
       const stored = JSON.parse((await opts.redis.get(key(ref)))!) as Stored;
       return statusOf(ref, stored);
     },
-    async getPayoutStatus(reference: string) {
+    async getPayoutStatus(reference: string, callOpts?: CallOptions) {
+      callOpts?.signal?.throwIfAborted();
       const raw = await opts.redis.get(key(reference));
       // Unknown to us: never guess an outcome.
       if (!raw) return { status: 'PENDING', reference, pollAfterMs: 1000 };
       return statusOf(reference, JSON.parse(raw) as Stored);
     },
-    async refundPayout(req): Promise<RefundResult> {
+    async refundPayout(req, callOpts?: CallOptions): Promise<RefundResult> {
+      callOpts?.signal?.throwIfAborted();
       const raw = await opts.redis.get(key(req.reference));
       const s = raw ? (JSON.parse(raw) as Stored) : undefined;
       return { status: s?.scenario === 'REFUND_FAILS' ? 'FAILED' : 'COMPLETED', reference: `rfd_${req.idempotencyKey.replace(/[^A-Za-z0-9-]/g, '')}` };

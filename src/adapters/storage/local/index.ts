@@ -12,14 +12,16 @@ export function localStorage(dir: string): DocumentStorage {
   };
   return {
     id: 'local',
-    async put(key, bytes) {
+    async put(key, bytes, _contentType, callOpts) {
+      callOpts?.signal?.throwIfAborted();
       const file = fileOf(key);
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
       const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
       await writeFile(tmp, bytes, { mode: 0o600 });
       await rename(tmp, file);
     },
-    async get(key) {
+    async get(key, callOpts) {
+      callOpts?.signal?.throwIfAborted();
       try {
         return await readFile(fileOf(key));
       } catch (err) {
@@ -27,7 +29,8 @@ export function localStorage(dir: string): DocumentStorage {
         throw err;
       }
     },
-    async delete(key) {
+    async delete(key, callOpts) {
+      callOpts?.signal?.throwIfAborted();
       await rm(fileOf(key), { force: true });
     },
   };

@@ -30,22 +30,22 @@ export function s3Storage(opts: S3Options): DocumentStorage {
     }
     return u;
   };
-  async function send(method: string, key: string, body?: Buffer, extra: Record<string, string> = {}): Promise<Response> {
+  async function send(method: string, key: string, body?: Buffer, extra: Record<string, string> = {}, callSignal?: AbortSignal): Promise<Response> {
     const url = urlOf(key);
     const headers = signRequest({ method, url, headers: extra, payloadHash: sha256Hex(body ?? '') }, creds, now());
     delete headers.host; // fetch sets it from the URL
-    return fetch(url, { method, headers, body: body ? new Uint8Array(body) : undefined, signal: AbortSignal.timeout(opts.timeoutMs) });
+    return fetch(url, { method, headers, body: body ? new Uint8Array(body) : undefined, signal: callSignal ? AbortSignal.any([callSignal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs) });
   }
   const fail = async (what: string, res: Response) => new Error(`S3 ${what} failed: HTTP ${res.status} ${(await res.text().catch(() => '')).slice(0, 200)}`);
   return {
     id: 's3',
-    async put(key, bytes, contentType) {
-      const res = await send('PUT', key, bytes, { 'content-type': contentType, 'content-length': String(bytes.length) });
+    async put(key, bytes, contentType, callOpts) {
+      const res = await send('PUT', key, bytes, { 'content-type': contentType, 'content-length': String(bytes.length) }, callOpts?.signal);
       if (!res.ok) throw await fail('PUT', res);
       await res.arrayBuffer();
     },
-    async get(key) {
-      const res = await send('GET', key);
+    async get(key, callOpts) {
+      const res = await send('GET', key, undefined, {}, callOpts?.signal);
       if (res.status === 404) {
         await res.arrayBuffer();
         return undefined;
@@ -53,8 +53,8 @@ export function s3Storage(opts: S3Options): DocumentStorage {
       if (!res.ok) throw await fail('GET', res);
       return Buffer.from(await res.arrayBuffer());
     },
-    async delete(key) {
-      const res = await send('DELETE', key);
+    async delete(key, callOpts) {
+      const res = await send('DELETE', key, undefined, {}, callOpts?.signal);
       if (!res.ok && res.status !== 404) throw await fail('DELETE', res);
       await res.arrayBuffer();
     },

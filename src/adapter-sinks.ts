@@ -1,0 +1,48 @@
+import type { AppDeps } from './deps.js';
+import type { AdapterSinks } from './adapters/registry.js';
+import { NotFoundError } from './platform/errors.js';
+import { receivePayoutReport } from './domains/transactions/payout-reports.js';
+import { receiveLivenessOutcome } from './domains/external-accounts/ownership.service.js';
+import { receiveResetLivenessOutcome } from './domains/sca/index.js';
+import { enqueueBeneficiaryCheck } from './domains/external-accounts/external-accounts.queue.js';
+import { enqueueDecision } from './domains/verification/verification.jobs.js';
+import { OPEN_STATUSES } from './domains/verification/verification.model.js';
+
+/**
+ * Where adapters' asynchronous outcomes enter the domains (the callbacks of AdapterContext). Each
+ * only finds the object and queues the step the domain would run anyway (apply a payout result,
+ * ask the KYC provider again, apply a liveness outcome, re-run a beneficiary check), so a pushed
+ * outcome takes the same code path as a polled one and a duplicate changes nothing.
+ */
+export function adapterSinks(deps: () => AppDeps): AdapterSinks {
+  return {
+    reportPayout: (report, serves) => receivePayoutReport(deps(), report, serves),
+
+    async kycCaseUpdated(caseId) {
+      const d = deps();
+      const v = await d.prisma.verification.findUnique({ where: { id: caseId }, select: { id: true, platformId: true, status: true, decisionCount: true } });
+      if (!v || !(OPEN_STATUSES as readonly string[]).includes(v.status)) return 'UNKNOWN_CASE';
+      await enqueueDecision(d, v.platformId, v, { suffix: `_p${d.clock.now().getTime()}` });
+      return 'ACCEPTED';
+    },
+
+    async livenessOutcome(token, outcome) {
+      try {
+        await receiveLivenessOutcome(deps(), token, outcome);
+        return 'ACCEPTED';
+      } catch (err) {
+        // Not a wallet-ownership session: perhaps an SCA factor reset's (src/domains/sca).
+        if (err instanceof NotFoundError) return receiveResetLivenessOutcome(deps(), token, outcome);
+        throw err;
+      }
+    },
+
+    async beneficiaryCheckUpdated(reference) {
+      const d = deps();
+      const a = await d.prisma.externalAccount.findFirst({ where: { id: reference, isDeleted: false, beneficiaryVerificationStatus: 'PENDING' }, select: { id: true, platformId: true } });
+      if (!a) return 'UNKNOWN_CHECK';
+      await enqueueBeneficiaryCheck(d, { platformId: a.platformId, accountId: a.id }, `p${d.clock.now().getTime()}`);
+      return 'ACCEPTED';
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The public extension point: `import type { RailAdapter } from 'svc-payments/adapters'`
+ * (package.json `exports`, built to dist/adapters/public.js with declarations). One interface per
+ * provider kind, in the service's vocabulary, plus what every adapter shares (context, call
+ * options, webhooks, module shape). docs/adapters.md explains each; test/contracts holds the suite
+ * every implementation must pass (`npm run adapter:test -- <kind> <module>`).
+ *
+ * Only ports are exported: nothing here reaches the database, the queues or the domains.
+ */
+export {
+  ADAPTER_KINDS,
+  AdapterConfigError,
+  adapterEnvName,
+  type AdapterContext,
+  type AdapterKind,
+  type AdapterLifecycle,
+  type AdapterLogger,
+  type AdapterModule,
+  type AdapterSigner,
+  type CallOptions,
+  type InboundWebhook,
+  type InboundWebhookAnswer,
+} from './common.js';
+
+// Payment rails (RAIL_ADAPTERS).
+export {
+  PAYOUT_STATUSES,
+  RailError,
+  type PayoutReport,
+  type PayoutReportReceipt,
+  type PayoutRequest,
+  type PayoutResult,
+  type PayoutStatus,
+  type RailAdapter,
+  type RailAdapterContext,
+  type RefundRequest,
+  type RefundResult,
+  type StatusOptions,
+} from './rails/port.js';
+
+// KYC/KYB (KYC_PROVIDER).
+export type { HostedLink, HostedLinkRequest, KycAdapterContext, KycCase, KycOutcome, KycProvider } from './kyc/port.js';
+
+// Exchange rates (FX_PROVIDER).
+export { FxRateUnavailableError, type FxRate, type FxRateProvider } from './fx/port.js';
+
+// Contact-code delivery, email and SMS (NOTIFIER).
+export type { ContactCodeMessage, Notifier, NotifierChannel } from './notifier/port.js';
+
+// Liveness sessions (LIVENESS_PROVIDER).
+export type { LivenessAdapter, LivenessAdapterContext, LivenessOutcome, LivenessSession, LivenessSessionRequest } from './liveness/port.js';
+
+// Document storage (DOCUMENT_STORAGE).
+export type { DocumentStorage } from './storage/port.js';
+
+// Beneficiary-name check (BENEFICIARY_CHECK_PROVIDER).
+export {
+  BENEFICIARY_VERIFICATION_STATUSES,
+  type BeneficiaryCheckAdapter,
+  type BeneficiaryCheckAdapterContext,
+  type BeneficiaryCheckRequest,
+  type BeneficiaryCheckResult,
+  type BeneficiaryVerificationStatus,
+} from './beneficiary-check/port.js';
+
+// UMA counterparties (UMA_PROVIDER) and deposit detectors (DEPOSIT_DETECTOR): ports of the UMA and
+// real-time funding work; selected by their own settings for now, not yet by module path.
+export { UmaCounterpartyError, type UmaCounterpartyAdapter, type UmaCurrencyOption, type UmaLookupRequest, type UmaPayRequest, type UmaPayTerms, type UmaReceiver } from './uma/port.js';
+export { FUNDING_NETWORKS, matchKeyFor, type DepositDetector, type FundingInstructionOut, type InstructionsRequest } from './deposits/port.js';

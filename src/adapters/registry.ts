@@ -1,0 +1,344 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import { ConfigError, type AppConfig } from '../config.js';
+import type { Clock } from '../platform/clock.js';
+import type { Signer } from '../platform/signing.js';
+import { adapterEnvName, type AdapterContext, type AdapterKind, type AdapterModule, type InboundWebhook, type InboundWebhookAnswer } from './common.js';
+import { adapterSettings, parseRailAdapters, parseSpec, specProblem } from './selection.js';
+import { guardCalls, guardRail, normalizePayoutResult } from './guard.js';
+import type { PayoutReport, PayoutReportReceipt, RailAdapter, RailAdapterContext } from './rails/port.js';
+import type { KycAdapterContext, KycProvider } from './kyc/port.js';
+import type { FxRateProvider } from './fx/port.js';
+import type { Notifier } from './notifier/port.js';
+import type { LivenessAdapter, LivenessAdapterContext, LivenessOutcome } from './liveness/port.js';
+import type { DocumentStorage } from './storage/port.js';
+import type { BeneficiaryCheckAdapter, BeneficiaryCheckAdapterContext } from './beneficiary-check/port.js';
+import { createSandboxRail } from './rails/sandbox/index.js';
+import { createHttpRail } from './rails/http/index.js';
+import { sandboxKycProvider } from './kyc/sandbox/index.js';
+import { sandboxFxProvider } from './fx/sandbox/index.js';
+import { sandboxNotifier } from './notifier/sandbox/index.js';
+import { sandboxLiveness } from './liveness/sandbox/index.js';
+import { localStorage } from './storage/local/index.js';
+import { documentStorageFor } from './storage/index.js';
+import { sandboxBeneficiaryCheck } from './beneficiary-check/sandbox/index.js';
+import { noBeneficiaryCheck } from './beneficiary-check/index.js';
+import { registerAdapters } from './current.js';
+
+/**
+ * Builds every adapter a process uses, once, at start (createDeps): the configured built-in or the
+ * operator's module for each kind and each rail, each validating its own settings. Any problem —
+ * unknown name, missing module, bad export, refused settings — stops start-up with one message
+ * listing them all (decision: never fail the first payment at 3 a.m.).
+ */
+
+/** Where asynchronous outcomes go: the domains' entry points, wired by src/adapter-sinks.ts. */
+export interface AdapterSinks {
+  /** `serves(rail)`: whether the reporting adapter is the one configured for that rail. */
+  reportPayout(report: PayoutReport, serves: (rail: string | null) => boolean): Promise<PayoutReportReceipt>;
+  kycCaseUpdated(caseId: string): Promise<'ACCEPTED' | 'UNKNOWN_CASE'>;
+  livenessOutcome(token: string, outcome: LivenessOutcome): Promise<'ACCEPTED' | 'UNKNOWN_SESSION'>;
+  beneficiaryCheckUpdated(reference: string): Promise<'ACCEPTED' | 'UNKNOWN_CHECK'>;
+}
+
+export interface AdapterRuntime {
+  config: AppConfig;
+  clock: Clock;
+  logger: Logger;
+  redis: Redis;
+  signer: Signer;
+  sinks: AdapterSinks;
+  /** Module paths resolve against this (default: process.cwd()). */
+  cwd?: string;
+}
+
+export interface RailRouter {
+  /** The adapter serving a rail; rails RAIL_ADAPTERS does not name get the `*` one (default sandbox). */
+  forRail(rail: string | null): RailAdapter;
+  /** Each distinct adapter once, with the rails named for it. */
+  list(): Array<{ adapter: RailAdapter; rails: string[]; fallback: boolean }>;
+  /** How long a payout on this rail normally takes (the adapter's figure, else 0). */
+  expectedSettlementMs(rail: string | null): number;
+}
+
+export interface Adapters {
+  rails: RailRouter;
+  kyc: KycProvider;
+  fx: FxRateProvider;
+  notifier: Notifier;
+  /** undefined: no liveness provider (LIVENESS challenges answer 501). */
+  liveness: LivenessAdapter | undefined;
+  storage: DocumentStorage;
+  beneficiaryCheck: BeneficiaryCheckAdapter;
+  /** The inbound webhook handler of the adapter with this id, if it takes webhooks. */
+  webhookHandler(adapterId: string): ((request: InboundWebhook) => Promise<InboundWebhookAnswer>) | undefined;
+  /** What serves what, for the start-up log line. */
+  summary: Record<string, string>;
+  close(): Promise<void>;
+}
+
+type BuiltIn = (settings: Record<string, string>, context: AdapterContext, rt: AdapterRuntime) => unknown;
+
+const sandboxOnly = (rt: AdapterRuntime, what: string) => {
+  if (rt.config.SVC_ENV !== 'sandbox') throw new Error(`${what} exists only with SVC_ENV=sandbox (decision A2)`);
+};
+
+const BUILT_INS: Record<AdapterKind, Record<string, BuiltIn>> = {
+  rail: {
+    sandbox: (_s, _c, rt) =>
+      createSandboxRail({
+        redis: rt.redis,
+        prefix: rt.config.REDIS_PREFIX,
+        now: () => rt.clock.now().getTime(),
+        delayScale: rt.config.SANDBOX_RAIL_DELAY_SCALE,
+        slowMs: rt.config.SANDBOX_SLOW_MS,
+        returnAfterMs: rt.config.SANDBOX_RETURN_AFTER_MS,
+      }),
+    http: (s, c) => createHttpRail(s, c as RailAdapterContext),
+  },
+  kyc: { sandbox: (_s, _c, rt) => sandboxKycProvider(rt.config.PUBLIC_BASE_URL, rt.config.API_BASE_PATH, rt.config.SVC_ENV === 'sandbox') },
+  fx: { sandbox: (_s, _c, rt) => sandboxFxProvider({ spreadBps: rt.config.FX_SPREAD_BPS, clock: rt.clock }) },
+  notifier: { sandbox: (_s, _c, rt) => sandboxNotifier(rt.logger) },
+  liveness: {
+    sandbox: (_s, _c, rt) => (sandboxOnly(rt, 'the sandbox liveness provider'), sandboxLiveness(rt.config.PUBLIC_BASE_URL, rt.config.API_BASE_PATH)),
+    none: () => undefined,
+  },
+  storage: {
+    local: (_s, _c, rt) => localStorage(rt.config.DOCUMENT_STORAGE_DIR),
+    s3: (_s, _c, rt) => documentStorageFor({ ...rt.config, DOCUMENT_STORAGE: 's3' }),
+  },
+  'beneficiary-check': {
+    sandbox: (_s, _c, rt) => (sandboxOnly(rt, 'the sandbox beneficiary check'), sandboxBeneficiaryCheck),
+    none: () => noBeneficiaryCheck,
+  },
+};
+
+/** The methods an implementation of each kind must have. */
+const REQUIRED: Record<AdapterKind, string[]> = {
+  rail: ['submitPayout', 'getPayoutStatus', 'refundPayout'],
+  kyc: ['createHostedLink', 'decide'],
+  fx: ['getRate'],
+  notifier: ['sendContactCode'],
+  liveness: ['startSession'],
+  storage: ['put', 'get', 'delete'],
+  'beneficiary-check': ['check'],
+};
+
+export const builtInNames = (kind: AdapterKind): string[] => Object.keys(BUILT_INS[kind]);
+
+/** The id a module goes by: its `id` export, else its file name (its folder's for index files). */
+function moduleIdOf(mod: Partial<AdapterModule<unknown>>, absolute: string): string {
+  if (typeof mod.id === 'string' && mod.id) return mod.id;
+  const base = path.basename(absolute).replace(/\.(c|m)?[jt]s$/, '');
+  return base === 'index' ? path.basename(path.dirname(absolute)) : base;
+}
+
+/** Imports an adapter module and checks its exports (also used by `npm run adapter:test`). */
+export async function loadAdapterModule(spec: string, kind: AdapterKind, cwd = process.cwd()): Promise<{ id: string; create: AdapterModule<unknown>['create']; file: string }> {
+  const file = path.resolve(cwd, spec);
+  if (!existsSync(file)) throw new Error(`module not found: ${file} (paths are resolved against ${cwd})`);
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new Error(`cannot load ${file}: ${(err as Error).message}`);
+  }
+  const mod = (typeof loaded.create === 'function' ? loaded : (loaded.default ?? {})) as Partial<AdapterModule<unknown>>;
+  if (typeof mod.create !== 'function') throw new Error(`${file} exports no create(config, context) function`);
+  if (mod.kind !== undefined && mod.kind !== kind) throw new Error(`${file} is a ${String(mod.kind)} adapter, configured as a ${kind} adapter`);
+  return { id: moduleIdOf(mod, file), create: mod.create.bind(mod), file };
+}
+
+function checkShape(kind: AdapterKind, instance: unknown, expectedId: string): void {
+  if (!instance || typeof instance !== 'object') throw new Error(`create() returned ${instance === undefined ? 'nothing' : typeof instance}, not an adapter`);
+  const a = instance as Record<string, unknown>;
+  if (typeof a.id !== 'string' || !a.id) throw new Error('the adapter has no id');
+  if (a.id !== expectedId) throw new Error(`the adapter's id is "${a.id}" but it is configured as "${expectedId}" (export const id = '${a.id}' from the module)`);
+  const missing = REQUIRED[kind].filter((m) => typeof a[m] !== 'function');
+  if (missing.length) throw new Error(`a ${kind} adapter needs ${missing.join(', ')}()`);
+  if (kind === 'kyc' && typeof a.provider !== 'string') throw new Error('a kyc adapter needs a `provider` string (the kyc-link response names it)');
+  if (kind === 'rail' && a.rails !== undefined && !(Array.isArray(a.rails) && a.rails.every((r) => typeof r === 'string'))) throw new Error('`rails` must be an array of rail names');
+  if (a.handleWebhook !== undefined && typeof a.handleWebhook !== 'function') throw new Error('`handleWebhook` must be a function');
+}
+
+interface Built {
+  kind: AdapterKind;
+  id: string;
+  instance: unknown;
+}
+
+/** Builds every adapter of the configuration; throws ConfigError naming each problem. */
+export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
+  const { config } = rt;
+  const problems: string[] = [];
+  const built: Built[] = [];
+  const cache = new Map<string, Promise<Built | undefined>>();
+
+  function contextFor(kind: AdapterKind, id: string, self: () => unknown): AdapterContext {
+    const base: AdapterContext = {
+      adapterId: id,
+      kind,
+      environment: config.SVC_ENV,
+      logger: rt.logger.child({ adapter: id, kind }),
+      clock: rt.clock,
+      signer: rt.signer,
+      webhookUrl: `${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}${config.API_BASE_PATH}/adapters/${encodeURIComponent(id)}/webhooks`,
+      timeoutMs: config.PROVIDER_TIMEOUT_MS,
+    };
+    switch (kind) {
+      case 'rail': {
+        const c: RailAdapterContext = {
+          ...base,
+          reportPayoutStatus: async (report: PayoutReport) => {
+            const result = normalizePayoutResult(report, id, base.logger);
+            const key = typeof report.idempotencyKey === 'string' ? report.idempotencyKey : undefined;
+            return rt.sinks.reportPayout({ ...result, ...(key ? { idempotencyKey: key } : {}) }, (rail) => routerRef.current?.forRail(rail) === self());
+          },
+        };
+        return c;
+      }
+      case 'kyc': {
+        const c: KycAdapterContext = { ...base, reportCaseUpdated: (caseId: string) => rt.sinks.kycCaseUpdated(caseId) };
+        return c;
+      }
+      case 'liveness': {
+        const c: LivenessAdapterContext = { ...base, reportLivenessOutcome: (r) => rt.sinks.livenessOutcome(r.token, r.outcome) };
+        return c;
+      }
+      case 'beneficiary-check': {
+        const c: BeneficiaryCheckAdapterContext = { ...base, reportCheckUpdated: (reference: string) => rt.sinks.beneficiaryCheckUpdated(reference) };
+        return c;
+      }
+      default:
+        return base;
+    }
+  }
+
+  async function buildOne(kind: AdapterKind, spec: string, where: string): Promise<Built | undefined> {
+    const parsed = parseSpec(spec);
+    const key = `${kind}|${parsed.type === 'module' ? path.resolve(rt.cwd ?? process.cwd(), parsed.path) : parsed.name}`;
+    let pending = cache.get(key);
+    if (!pending) {
+      pending = (async () => {
+        let guardedRef: unknown;
+        try {
+          let id: string;
+          let create: (settings: Record<string, string>, context: AdapterContext) => unknown;
+          if (parsed.type === 'builtin') {
+            const factory = BUILT_INS[kind][parsed.name];
+            if (!factory) throw new Error(specProblem(kind, spec) ?? `unknown ${kind} adapter "${parsed.name}"`);
+            id = parsed.name;
+            create = (s, c) => factory(s, c, rt);
+          } else {
+            const mod = await loadAdapterModule(parsed.path, kind, rt.cwd);
+            id = mod.id;
+            create = mod.create;
+          }
+          const settings = adapterSettings(config.adapterEnv, adapterEnvName(id));
+          const context = contextFor(kind, id, () => guardedRef);
+          const instance = await create(settings, context);
+          // `none` built-ins stand for "no provider" and build nothing.
+          if (instance === undefined && parsed.type === 'builtin') return { kind, id, instance: undefined };
+          checkShape(kind, instance, id);
+          const guarded = kind === 'rail' ? guardRail(instance as RailAdapter, config.PROVIDER_TIMEOUT_MS, context.logger) : guardCalls(kind, instance as object, config.PROVIDER_TIMEOUT_MS);
+          guardedRef = guarded;
+          const b: Built = { kind, id, instance: guarded };
+          built.push(b);
+          return b;
+        } catch (err) {
+          const message = (err as Error).message.replace(/^Invalid configuration:\s*/, '').replace(/\n\s*/g, '; ');
+          problems.push(`  ${where} = ${spec}: ${message}`);
+          return undefined;
+        }
+      })();
+      cache.set(key, pending);
+    }
+    return pending;
+  }
+
+  const routerRef: { current?: RailRouter } = {};
+  const { selection } = parseRailAdapters(config.RAIL_ADAPTERS);
+  const fallback = await buildOne('rail', selection.fallback, 'RAIL_ADAPTERS *');
+  const byRail: Record<string, RailAdapter> = {};
+  for (const [rail, spec] of Object.entries(selection.byRail)) {
+    const b = await buildOne('rail', spec, `RAIL_ADAPTERS ${rail}`);
+    const adapter = b?.instance as RailAdapter | undefined;
+    if (!adapter) continue;
+    if (adapter.rails && !adapter.rails.includes(rail)) problems.push(`  RAIL_ADAPTERS ${rail} = ${spec}: the adapter serves only ${adapter.rails.join(', ')}`);
+    else byRail[rail] = adapter;
+  }
+  const sandbox = config.SVC_ENV === 'sandbox';
+  const kyc = await buildOne('kyc', config.KYC_PROVIDER, 'KYC_PROVIDER');
+  const fx = await buildOne('fx', config.FX_PROVIDER, 'FX_PROVIDER');
+  const notifier = await buildOne('notifier', config.NOTIFIER, 'NOTIFIER');
+  const liveness = await buildOne('liveness', config.LIVENESS_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'LIVENESS_PROVIDER');
+  const storage = await buildOne('storage', config.DOCUMENT_STORAGE, 'DOCUMENT_STORAGE');
+  const beneficiary = await buildOne('beneficiary-check', config.BENEFICIARY_CHECK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BENEFICIARY_CHECK_PROVIDER');
+
+  const webhooks = new Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>>();
+  for (const b of built) {
+    const handler = (b.instance as { handleWebhook?: (r: InboundWebhook) => Promise<InboundWebhookAnswer> }).handleWebhook;
+    if (!handler) continue;
+    if (webhooks.has(b.id)) problems.push(`  adapters: two adapters taking webhooks share the id "${b.id}"`);
+    else webhooks.set(b.id, handler);
+  }
+
+  if (problems.length) {
+    await Promise.all(built.map((b) => (b.instance as { close?: () => Promise<void> }).close?.().catch(() => undefined)));
+    throw new ConfigError(`Invalid adapter configuration (docs/adapters.md):\n${problems.join('\n')}`);
+  }
+
+  const fallbackRail = fallback!.instance as RailAdapter;
+  const router: RailRouter = {
+    forRail: (rail) => (rail && byRail[rail]) || fallbackRail,
+    list() {
+      const out = new Map<RailAdapter, { adapter: RailAdapter; rails: string[]; fallback: boolean }>();
+      out.set(fallbackRail, { adapter: fallbackRail, rails: [], fallback: true });
+      for (const [rail, a] of Object.entries(byRail)) {
+        const e = out.get(a) ?? { adapter: a, rails: [], fallback: false };
+        e.rails.push(rail);
+        out.set(a, e);
+      }
+      return [...out.values()];
+    },
+    expectedSettlementMs(rail) {
+      const e = router.forRail(rail).expectedSettlementMs;
+      const ms = typeof e === 'number' ? e : rail ? e?.[rail] : undefined;
+      return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : 0;
+    },
+  };
+  routerRef.current = router;
+
+  if (!sandbox && router.list().some((e) => e.adapter.id === 'sandbox')) {
+    rt.logger.warn({ rails: config.RAIL_ADAPTERS || '*:sandbox' }, 'production uses the sandbox rail for some rails: payouts there move no real money (set RAIL_ADAPTERS)');
+  }
+  const summary: Record<string, string> = {
+    'rail:*': fallbackRail.id,
+    ...Object.fromEntries(Object.entries(byRail).map(([r, a]) => [`rail:${r}`, a.id])),
+    kyc: kyc!.id,
+    fx: fx!.id,
+    notifier: notifier!.id,
+    liveness: liveness!.id,
+    storage: storage!.id,
+    'beneficiary-check': beneficiary!.id,
+  };
+  const adapters: Adapters = {
+    rails: router,
+    kyc: kyc!.instance as KycProvider,
+    fx: fx!.instance as FxRateProvider,
+    notifier: notifier!.instance as Notifier,
+    liveness: liveness!.instance as LivenessAdapter | undefined,
+    storage: storage!.instance as DocumentStorage,
+    beneficiaryCheck: beneficiary!.instance as BeneficiaryCheckAdapter,
+    webhookHandler: (id) => webhooks.get(id),
+    summary,
+    async close() {
+      await Promise.all(built.map((b) => (b.instance as { close?: () => Promise<void> }).close?.().catch((err: unknown) => rt.logger.warn({ err, adapter: b.id }, 'adapter close failed'))));
+    },
+  };
+  registerAdapters(config, adapters);
+  return adapters;
+}

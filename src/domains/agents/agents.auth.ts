@@ -1,0 +1,21 @@
+import type { AppDeps } from '../../deps.js';
+import type { Principal } from '../platforms/platforms.model.js';
+import { policyOf, secretHash } from './agents.model.js';
+
+const TOKEN_RE = /^agt_[A-Za-z0-9_-]{40,60}$/;
+
+/**
+ * Resolves `Authorization: Bearer <accessToken>` to the agent's principal (A17), or undefined for an
+ * unknown token or a disabled agent. Only the token's SHA-256 is stored, looked up by a unique index.
+ */
+export async function resolveAgentToken(deps: AppDeps, token: string): Promise<Principal | undefined> {
+  if (!TOKEN_RE.test(token)) return undefined;
+  const row = await deps.prisma.agentDeviceCode.findUnique({ where: { accessTokenHash: secretHash(token) }, include: { agent: true } });
+  if (!row || row.agent.status !== 'ACTIVE') return undefined;
+  return {
+    platformId: row.platformId,
+    credentialId: row.agentId,
+    permissions: ['VIEW', 'TRANSACT'],
+    agent: { agentId: row.agentId, customerId: row.agent.customerId, policy: policyOf(row.agent.policy) },
+  };
+}

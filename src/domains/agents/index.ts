@@ -1,0 +1,9 @@
+import type { DomainModule } from '../../platform/module.js';
+import { agentPublicRoutes, agentRoutes } from './agents.routes.js';
+
+/** Agents (A17): created by the platform for one customer, authenticated by Bearer tokens from device codes. */
+export const agentsModule: DomainModule = {
+  name: 'agents',
+  routes: (api) => agentRoutes(api),
+  publicRoutes: (app, deps) => agentPublicRoutes(app, deps),
+};

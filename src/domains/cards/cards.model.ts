@@ -1,0 +1,38 @@
+import { ConflictError } from '../../platform/errors.js';
+import { nextStatus, type TransitionTable } from '../../platform/state-machine.js';
+
+/** Spec "Card state"; decision A13: new cards start ACTIVE (no issuer provisions them). */
+export const CARD_STATES = ['ACTIVE', 'FROZEN', 'CLOSED'] as const;
+export type CardState = (typeof CARD_STATES)[number];
+
+export const cardTransitions = {
+  freeze: { from: ['ACTIVE'], to: 'FROZEN' },
+  unfreeze: { from: ['FROZEN'], to: 'ACTIVE' },
+  close: { from: ['ACTIVE', 'FROZEN'], to: 'CLOSED' },
+} as const satisfies TransitionTable<CardState>;
+export type CardEvent = keyof typeof cardTransitions;
+
+/** Spec: "card-eligible currency (USDB in the first version)". */
+export const CARD_ELIGIBLE_CURRENCIES: readonly string[] = ['USDB'];
+export const CARD_FORMS = ['VIRTUAL'] as const;
+
+/** The event a PATCH `state` asks for. */
+const EVENT_FOR_TARGET: Record<CardState, CardEvent> = { FROZEN: 'freeze', ACTIVE: 'unfreeze', CLOSED: 'close' };
+
+/**
+ * The spec's card table, in the order it reads: a CLOSED card refuses every PATCH — `state: CLOSED` again
+ * with 409 CARD_ALREADY_CLOSED, anything else with 409 CARD_NOT_MUTABLE; otherwise the requested state must
+ * be a move of the transition table, else 409 INVALID_STATE_TRANSITION (including "to the state it is in").
+ * Returns the event to apply, or null when the PATCH changes no state.
+ */
+export function cardEventFor(current: CardState, requested: CardState | undefined): CardEvent | null {
+  if (current === 'CLOSED') {
+    if (requested === 'CLOSED') throw new ConflictError('CARD_ALREADY_CLOSED', 'The card is already closed.');
+    throw new ConflictError('CARD_NOT_MUTABLE', 'The card is closed and cannot be changed.');
+  }
+  if (requested === undefined) return null;
+  const event = EVENT_FOR_TARGET[requested];
+  nextStatus(cardTransitions, 'The card', event, current);
+  return event;
+}
+

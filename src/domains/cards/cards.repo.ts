@@ -1,0 +1,49 @@
+import type { Ctx } from '../../deps.js';
+import type { TenantTx } from '../../platform/db.js';
+import { ConflictError } from '../../platform/errors.js';
+import { recordStatusChange } from '../../platform/status-history.js';
+import { recordEvent } from '../../platform/outbox.js';
+import { IllegalTransitionError, nextStatus } from '../../platform/state-machine.js';
+import type { Card } from '../../generated/prisma/client.js';
+import { cardTransitions, type CardEvent, type CardState } from './cards.model.js';
+import { cardResource } from './cards.schemas.js';
+
+/**
+ * The one way a card's state changes: compare-and-set on the states the table allows (a lost race is the
+ * same 409 as an illegal move), a history row, and CARD.STATE_CHANGE with the full card, all in the
+ * caller's transaction. Closing also frees the cardholder slot (spec: closing frees the platform's slot).
+ */
+export async function transitionCard(ctx: Ctx, tx: TenantTx, card: Card, event: CardEvent): Promise<Card> {
+  const to = nextStatus(cardTransitions, 'The card', event, card.state as CardState);
+  const now = ctx.clock.now();
+  const moved = await tx.card.updateMany({
+    where: { id: card.id, state: { in: [...cardTransitions[event].from] } },
+    data: { state: to, updatedAt: now, ...(to === 'CLOSED' ? { closedAt: now, cardholderSlot: null, stateReason: 'CLOSED_BY_PLATFORM' } : {}) },
+  });
+  if (moved.count !== 1) throw new IllegalTransitionError('The card', event, card.state);
+  await recordStatusChange(tx, { machine: 'card', resourceId: card.id, event, from: card.state, to, at: now });
+  const updated = await tx.card.findUniqueOrThrow({ where: { id: card.id } });
+  await recordEvent(tx, 'CARD.STATE_CHANGE', cardResource(updated));
+  return updated;
+}
+
+/**
+ * Replaces the funding sources and/or the spend cap of a card that is not CLOSED (guarded in the update),
+ * emitting CARD.FUNDING_SOURCE_CHANGE when sources were given.
+ */
+export async function updateCardFunding(
+  ctx: Ctx,
+  tx: TenantTx,
+  card: Card,
+  change: { fundingSources?: string[]; maxSpendPerTransaction?: bigint | null },
+): Promise<Card> {
+  const moved = await tx.card.updateMany({
+    where: { id: card.id, state: { not: 'CLOSED' } },
+    data: { ...change, updatedAt: ctx.clock.now() },
+  });
+  if (moved.count !== 1) throw new ConflictError('CARD_NOT_MUTABLE', 'The card is closed and cannot be changed.');
+  const updated = await tx.card.findUniqueOrThrow({ where: { id: card.id } });
+  // Every applied replacement is announced, also one that lists the same accounts: it is a signed act.
+  if (change.fundingSources !== undefined) await recordEvent(tx, 'CARD.FUNDING_SOURCE_CHANGE', cardResource(updated));
+  return updated;
+}

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { parseInput } from '../../platform/http/validate.js';
+import { sandboxOnly } from '../../platform/http/sandbox.js';
+import { depositResource, receiveDeposit } from './funding.service.js';
+
+/** POST /sandbox/deposits (README "Sandbox: real-time funding"): exactly one of reference, invoice, address (+ network). */
+const depositBody = z
+  .object({
+    depositId: z.string().min(1).max(200).optional(),
+    reference: z.string().min(1).max(100).optional(),
+    invoice: z.string().min(1).max(2000).optional(),
+    address: z.string().min(1).max(200).optional(),
+    network: z.enum(['SOLANA', 'BASE', 'POLYGON', 'ETHEREUM', 'TRON', 'SPARK', 'LIGHTNING', 'RTP', 'FEDNOW']).optional(),
+    amount: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    currency: z.string().regex(/^[A-Z]{3,4}$/),
+  })
+  .strict()
+  .refine((b) => [b.reference, b.invoice, b.address].filter(Boolean).length === 1, { message: 'Give exactly one of reference, invoice, address.', path: ['reference'] })
+  .refine((b) => !b.address || b.network, { message: 'An address needs its network.', path: ['network'] });
+
+export async function fundingRoutes(app: FastifyInstance) {
+  app.post('/sandbox/deposits', { preHandler: sandboxOnly, config: { idempotent: true } }, async (req, reply) => {
+    const body = parseInput(depositBody, req.body ?? {});
+    reply.status(201);
+    return depositResource(await receiveDeposit(req.ctx, { ...body, amount: BigInt(body.amount) }));
+  });
+}

@@ -1,0 +1,22 @@
+import type { DomainModule } from '../../platform/module.js';
+import { scaRoutes } from './sca.routes.js';
+import { SCA_QUEUE } from './sca.queue.js';
+import { startScaWorker } from './sca.jobs.js';
+import { expireScaChallenges } from './authorization.service.js';
+import { expireResets } from './reset.service.js';
+
+export const scaModule: DomainModule = {
+  name: 'sca',
+  queues: [SCA_QUEUE],
+  routes: (api) => scaRoutes(api),
+  workers: (deps, connection) => [startScaWorker(deps, connection)],
+  loops: [
+    { name: 'sca-challenge-expiry', intervalMs: (deps) => deps.config.SCA_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.SCA_SWEEP_BATCH, run: expireScaChallenges },
+    { name: 'sca-reset-expiry', intervalMs: (deps) => deps.config.SCA_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.SCA_SWEEP_BATCH, run: expireResets },
+  ],
+};
+
+/** What other domains call: quotes (session and authorization), the liveness page and sinks (reset outcomes). */
+export { requireScaSession } from './login.service.js';
+export { requireQuoteAuthorization, quoteScaChallenge } from './authorization.service.js';
+export { getResetLivenessSession, receiveResetLivenessOutcome } from './reset.service.js';

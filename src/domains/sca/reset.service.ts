@@ -1,0 +1,206 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { AppDeps, Ctx } from '../../deps.js';
+import { ctxFor } from '../../deps.js';
+import type { TenantTx } from '../../platform/db.js';
+import { BadRequestError, NotFoundError, NotImplementedError, RateLimitedError, ValidationError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { IllegalTransitionError, nextStatus } from '../../platform/state-machine.js';
+import { recordStatusChange } from '../../platform/status-history.js';
+import type { LivenessOutcome } from '../../adapters/liveness/port.js';
+import type { ScaFactorReset } from '../../generated/prisma/client.js';
+import { getScaCustomer } from './sca.customers.js';
+import { revokeSessions } from './login.service.js';
+import { OPEN_RESET_STATUSES, resetTransitions, type ResetEvent, type ResetFactor, type ResetStatus } from './sca.model.js';
+import { enqueueResetLivenessOutcome } from './sca.queue.js';
+
+/**
+ * SCA factor reset (spec "SCA factor reset"; decisions A15, B§6.5): liveness proves the person, then
+ * `complete` clears the factor. INITIATED → PENDING_REVIEW (liveness submitted) → LIVENESS_PASSED or REJECTED
+ * (the provider's verdict, applied by a queued job) → COMPLETED; any open reset → EXPIRED when the window
+ * closes (sweep). REJECTED, EXPIRED, COMPLETED are terminal. No webhook exists for resets (spec: poll GET).
+ */
+
+const DAY_MS = 86_400_000;
+const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** The one way a reset's status changes: compare-and-set, with its history row, in the caller's transaction. */
+async function transitionReset(ctx: Ctx, tx: TenantTx, r: ScaFactorReset, event: ResetEvent, data: Partial<Pick<ScaFactorReset, 'completedAt' | 'mobile'>> = {}): Promise<void> {
+  const to = nextStatus(resetTransitions, 'The factor reset', event, r.status as ResetStatus);
+  const now = ctx.clock.now();
+  const moved = await tx.scaFactorReset.updateMany({
+    where: { id: r.id, status: { in: [...resetTransitions[event].from] } },
+    data: { ...(data as object), status: to, updatedAt: now },
+  });
+  if (moved.count !== 1) throw new IllegalTransitionError('The factor reset', event, r.status);
+  await recordStatusChange(tx, { machine: 'sca-factor-reset', resourceId: r.id, event, from: r.status, to, at: now });
+}
+
+/** Seconds until the oldest initiation of the window leaves it, when the limit is reached; else null. */
+async function retryAfterSeconds(db: Ctx['db'] | TenantTx, ctx: Ctx, customerId: string): Promise<number | null> {
+  const since = new Date(ctx.clock.now().getTime() - DAY_MS);
+  const recent = await db.scaFactorReset.findMany({ where: { customerId, createdAt: { gt: since } }, select: { createdAt: true }, orderBy: { createdAt: 'desc' }, take: ctx.config.SCA_RESET_MAX_PER_DAY });
+  if (recent.length < ctx.config.SCA_RESET_MAX_PER_DAY) return null;
+  const oldest = recent[recent.length - 1]!.createdAt.getTime();
+  return Math.max(1, Math.ceil((oldest + DAY_MS - ctx.clock.now().getTime()) / 1000));
+}
+
+const rateLimited = (seconds: number, max: number) => new RateLimitedError(seconds, 'RATE_LIMITED', `At most ${max} factor resets may be started per customer in 24 hours.`);
+
+export interface ResetStart {
+  resetId: string;
+  livenessAccessToken: string;
+  verificationLink: string;
+  expiresAt: string;
+}
+
+/**
+ * POST /sca/factors/reset (201). The limit (SCA_RESET_MAX_PER_DAY, spec 5 per 24 hours) counts the reset rows
+ * themselves, under a per-customer advisory lock, so it holds across processes and restarts.
+ * Errors: 404, 409 (outside SCA), 410, 429 RATE_LIMITED with Retry-After, 501 (no liveness provider).
+ */
+export async function startReset(ctx: Ctx, customerId: string, input: { factor: ResetFactor; endUserIpAddress: string }): Promise<ResetStart> {
+  await getScaCustomer(ctx, customerId);
+  const adapter = ctx.adapters.liveness;
+  if (!adapter) throw new NotImplementedError('No liveness provider is configured in this deployment; factor reset is unavailable.');
+  const early = await retryAfterSeconds(ctx.db, ctx, customerId);
+  if (early !== null) throw rateLimited(early, ctx.config.SCA_RESET_MAX_PER_DAY);
+
+  const resetId = newId('ScaFactorReset');
+  const token = randomBytes(32).toString('base64url');
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + ctx.config.SCA_RESET_TTL_MS);
+  // The provider is called before the transaction, never inside it (house style: adapters).
+  const session = await adapter.startSession({ reference: resetId, token, expiresAt });
+  await ctx.db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`sca-reset:${ctx.platformId}:${customerId}`}))`;
+    const late = await retryAfterSeconds(tx, ctx, customerId);
+    if (late !== null) throw rateLimited(late, ctx.config.SCA_RESET_MAX_PER_DAY);
+    await tx.scaFactorReset.create({
+      data: { id: resetId, customerId, factor: input.factor, status: 'INITIATED', endUserIpAddress: input.endUserIpAddress, tokenHash: sha256Hex(token), expiresAt, createdAt: now, updatedAt: now } as any,
+    });
+  });
+  return { resetId, livenessAccessToken: token, verificationLink: session.verificationLink, expiresAt: expiresAt.toISOString() };
+}
+
+async function findReset(ctx: Ctx, customerId: string, resetId: string): Promise<ScaFactorReset> {
+  await getScaCustomer(ctx, customerId);
+  const r = await ctx.db.scaFactorReset.findUnique({ where: { id: resetId } });
+  if (!r || r.customerId !== customerId) throw new NotFoundError('NOT_FOUND', 'Factor reset not found.');
+  return r;
+}
+
+export interface ResetView {
+  resetId: string;
+  status: ResetStatus;
+  factor: ResetFactor;
+  enrollmentStatus: 'PENDING' | 'COMPLETED' | null;
+  expiresAt: string;
+  completedAt: string | null;
+}
+
+/** GET /sca/factors/reset/{resetId}. `enrollmentStatus` is COMPLETED once a replacement factor was enrolled after completion. */
+export async function getReset(ctx: Ctx, customerId: string, resetId: string): Promise<ResetView> {
+  const r = await findReset(ctx, customerId, resetId);
+  let enrollmentStatus: ResetView['enrollmentStatus'] = null;
+  if (r.factor !== 'SMS_OTP') {
+    const replaced = r.completedAt
+      ? await ctx.db.scaFactor.findFirst({ where: { customerId, type: r.factor, status: 'ACTIVE', confirmedAt: { gt: r.completedAt } }, select: { id: true } })
+      : null;
+    enrollmentStatus = replaced ? 'COMPLETED' : 'PENDING';
+  }
+  return {
+    resetId: r.id,
+    status: r.status as ResetStatus,
+    factor: r.factor as ResetFactor,
+    enrollmentStatus,
+    expiresAt: r.expiresAt.toISOString(),
+    completedAt: r.completedAt?.toISOString() ?? null,
+  };
+}
+
+export interface ResetCompleteInput {
+  endUserIpAddress: string;
+  mobile?: { countryCode: string; number: string };
+}
+
+/**
+ * POST /sca/factors/reset/{resetId}/complete (204), only from LIVENESS_PASSED within the window. Clears the
+ * factor (TOTP/PASSKEY: the enrolled factor is removed; SMS_OTP: the customer's phone number becomes `mobile`),
+ * lifts any lockout or suspension, and ends the customer's SCA sessions.
+ * Errors: 400 (liveness not passed, window closed, `mobile` missing for SMS_OTP), 404, 409 (outside SCA), 410.
+ */
+export async function completeReset(ctx: Ctx, customerId: string, resetId: string, input: ResetCompleteInput): Promise<void> {
+  const r = await findReset(ctx, customerId, resetId);
+  if (r.status !== 'LIVENESS_PASSED' || r.expiresAt.getTime() <= ctx.clock.now().getTime()) {
+    const status = r.status === 'LIVENESS_PASSED' ? 'EXPIRED' : r.status;
+    throw new BadRequestError('INVALID_INPUT', `Liveness has not passed for this reset (status ${status}).`, { status });
+  }
+  if (r.factor === 'SMS_OTP' && !input.mobile) throw new ValidationError([{ field: 'mobile', message: 'Required for an SMS_OTP reset.' }]);
+  const phone = input.mobile ? `+${input.mobile.countryCode.replace(/^\+/, '')}${input.mobile.number.replace(/\D/g, '')}` : null;
+  if (phone && !/^\+[1-9]\d{1,14}$/.test(phone)) throw new ValidationError([{ field: 'mobile', constraint: { format: 'e.164' }, message: 'countryCode and number must make an E.164 number.' }]);
+  const now = ctx.clock.now();
+  await ctx.db.$transaction(async (tx) => {
+    await transitionReset(ctx, tx, r, 'complete', { completedAt: now, ...(input.mobile ? { mobile: input.mobile as any } : {}) });
+    if (r.factor === 'SMS_OTP') await tx.customer.updateMany({ where: { id: customerId }, data: { phoneNumber: phone, updatedAt: now } });
+    else await tx.scaFactor.deleteMany({ where: { customerId, type: r.factor } });
+    await tx.scaLockout.deleteMany({ where: { customerId } });
+  });
+  await revokeSessions(ctx, customerId);
+}
+
+// ------------------------------------------------------------------------------------------ liveness
+
+async function findOpenSession(deps: AppDeps, token: string): Promise<ScaFactorReset | null> {
+  const r = await deps.prisma.scaFactorReset.findUnique({ where: { tokenHash: sha256Hex(token) } });
+  if (!r || r.status !== 'INITIATED' || r.expiresAt.getTime() <= deps.clock.now().getTime()) return null;
+  return r;
+}
+
+/** The sandbox liveness page of a reset: its expiry, or null for an unknown, used or expired token. */
+export async function getResetLivenessSession(deps: AppDeps, token: string): Promise<{ expiresAt: Date } | null> {
+  const r = await findOpenSession(deps, token);
+  return r ? { expiresAt: r.expiresAt } : null;
+}
+
+/**
+ * The liveness provider's outcome (sandbox: the page's choice). Submitting moves INITIATED → PENDING_REVIEW at
+ * once; the verdict is queued and applied after SCA_RESET_REVIEW_DELAY_MS, like a provider's review.
+ */
+export async function receiveResetLivenessOutcome(deps: AppDeps, token: string, outcome: LivenessOutcome): Promise<'ACCEPTED' | 'UNKNOWN_SESSION'> {
+  const r = await findOpenSession(deps, token);
+  if (!r) return 'UNKNOWN_SESSION';
+  const ctx = ctxFor(deps, r.platformId);
+  try {
+    await ctx.db.$transaction((tx) => transitionReset(ctx, tx, r, 'livenessSubmitted'));
+  } catch (err) {
+    if (err instanceof IllegalTransitionError) return 'UNKNOWN_SESSION';
+    throw err;
+  }
+  await enqueueResetLivenessOutcome(deps, { platformId: r.platformId, resetId: r.id, outcome });
+  return 'ACCEPTED';
+}
+
+/** Worker: PENDING_REVIEW → LIVENESS_PASSED or REJECTED. Idempotent (a repeated job finds the reset moved). */
+export async function applyResetLivenessOutcome(deps: AppDeps, platformId: string, resetId: string, outcome: LivenessOutcome): Promise<'DONE' | 'SKIPPED'> {
+  const ctx = ctxFor(deps, platformId);
+  const r = await ctx.db.scaFactorReset.findUnique({ where: { id: resetId } });
+  if (!r || r.status !== 'PENDING_REVIEW') return 'SKIPPED';
+  await ctx.db.$transaction((tx) => transitionReset(ctx, tx, r, outcome === 'PASSED' ? 'livenessPassed' : 'livenessFailed'));
+  return 'DONE';
+}
+
+/** Sweep: open resets past `expiresAt` become EXPIRED (bounded by SCA_SWEEP_BATCH). */
+export async function expireResets(deps: AppDeps): Promise<number> {
+  const due = await deps.prisma.scaFactorReset.findMany({
+    where: { status: { in: [...OPEN_RESET_STATUSES] }, expiresAt: { lt: deps.clock.now() } },
+    orderBy: { expiresAt: 'asc' },
+    take: deps.config.SCA_SWEEP_BATCH,
+  });
+  for (const r of due) {
+    const ctx = ctxFor(deps, r.platformId);
+    await ctx.db.$transaction((tx) => transitionReset(ctx, tx, r, 'expire')).catch((err) => {
+      if (!(err instanceof IllegalTransitionError)) deps.logger.warn({ err, resetId: r.id }, 'factor reset expiry failed');
+    });
+  }
+  return due.length;
+}

@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import { parseInput } from '../../platform/http/validate.js';
+import { getQuote, holdAndProcess } from '../quotes/quotes.service.js';
+import { quoteResource } from '../quotes/quotes.resource.js';
+import {
+  authorizeBody, confirmBody, credentialParams, customerQuery, enrollBody, loginCompleteBody, loginStartBody, quoteParams,
+  resetCompleteBody, resetParams, resetStartBody,
+} from './sca.schemas.js';
+import { confirmFactorEnrollment, deleteFactor, listFactors, startFactorEnrollment } from './factors.service.js';
+import { completeLogin, startLogin } from './login.service.js';
+import { authorizeQuote, quoteScaChallenge, resendQuoteChallenge } from './authorization.service.js';
+import { completeReset, getReset, startReset } from './reset.service.js';
+
+/** SCA endpoints (decisions A15, B§6.5). Every /sca route takes query `customerId`; non-SCA customers get 409. */
+export async function scaRoutes(app: FastifyInstance) {
+  app.get('/sca/factors', async (req) => {
+    const { customerId } = parseInput(customerQuery, req.query);
+    return { factors: await listFactors(req.ctx, customerId) };
+  });
+
+  app.post('/sca/factors', async (req) => {
+    const { customerId } = parseInput(customerQuery, req.query);
+    const { type } = parseInput(enrollBody, req.body ?? {});
+    return startFactorEnrollment(req.ctx, customerId, type);
+  });
+
+  app.post('/sca/factors/confirm', async (req) => {
+    const { customerId } = parseInput(customerQuery, req.query);
+    return confirmFactorEnrollment(req.ctx, customerId, parseInput(confirmBody, req.body ?? {}));
+  });
+
+  app.delete('/sca/factors/:credentialId', async (req, reply) => {
+    const { customerId } = parseInput(customerQuery, req.query);
+    const { credentialId } = parseInput(credentialParams, req.params);
+    await deleteFactor(req.ctx, customerId, credentialId);
+    return reply.status(204).send();
+  });
+
+  app.post('/sca/login/start', async (req) => {
+    const { customerId } = parseInput(customerQuery, req.query);
+    const { factor } = parseInput(loginStartBody, req.body ?? {});
+    return startLogin(req.ctx, customerId, factor);
+  });
+
+  app.post('/sca/login/complete', async (req) => {
+    const { customerId } = parseInput(customerQuery, req.query);
+    return completeLogin(req.ctx, customerId, parseInput(loginCompleteBody, req.body ?? {}));
+  });
+
+  app.post('/sca/factors/reset', { config: { idempotent: true } }, async (req, reply) => {
+    const { customerId } = parseInput(customerQuery, req.query);
+    const body = parseInput(resetStartBody, req.body ?? {});
+    reply.status(201);
+    return startReset(req.ctx, customerId, body);
+  });
+
+  app.get('/sca/factors/reset/:resetId', async (req) => {
+    const { customerId } = parseInput(customerQuery, req.query);
+    const { resetId } = parseInput(resetParams, req.params);
+    return getReset(req.ctx, customerId, resetId);
+  });
+
+  app.post('/sca/factors/reset/:resetId/complete', async (req, reply) => {
+    const { customerId } = parseInput(customerQuery, req.query);
+    const { resetId } = parseInput(resetParams, req.params);
+    await completeReset(req.ctx, customerId, resetId, parseInput(resetCompleteBody, req.body ?? {}));
+    return reply.status(204).send();
+  });
+
+  app.post('/quotes/:quoteId/authorize', async (req) => {
+    const { quoteId } = parseInput(quoteParams, req.params);
+    const { code } = parseInput(authorizeBody, req.body ?? {});
+    const ctx = req.ctx;
+    // The hold path is the quotes module's own (the same as execute): funds held, PROCESSING, in one transaction.
+    await authorizeQuote(ctx, await getQuote(ctx, quoteId), code!, (tx, t) => holdAndProcess(ctx, tx, t, 'authorize'));
+    const quote = await getQuote(ctx, quoteId);
+    return quoteResource(quote, await quoteScaChallenge(ctx, quote));
+  });
+
+  app.post('/quotes/:quoteId/authorize/resend', async (req, reply) => {
+    const { quoteId } = parseInput(quoteParams, req.params);
+    await resendQuoteChallenge(req.ctx, await getQuote(req.ctx, quoteId));
+    return reply.status(204).send();
+  });
+}
+
+

@@ -1,0 +1,62 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { adapterEnvName, type AdapterKind } from '../../src/adapters/common.js';
+import { loadAdapterModule } from '../../src/adapters/registry.js';
+import { adapterSettings } from '../../src/adapters/selection.js';
+import type { RailAdapter } from '../../src/adapters/rails/port.js';
+import { contractContext } from './context.js';
+import { describeRailContract } from './rail.contract.js';
+import { describeFxContract } from './fx.contract.js';
+import { describeKycContract } from './kyc.contract.js';
+import { describeNotifierContract } from './notifier.contract.js';
+import { describeLivenessContract } from './liveness.contract.js';
+import { describeStorageContract } from './storage.contract.js';
+import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
+
+/**
+ * Registers the contract suite of `kind` for an adapter module, built exactly as the service builds
+ * it: `create(settings, context)` with settings from `ADAPTER_<ID>_*` (over the module's own
+ * `contract.config` test defaults). The module may export `contract` with fixtures:
+ * rail: `{ rail, currency, completes, fails, amount, settleWithinMs, payoutCount(key) }`;
+ * fx: `{ pair }`; notifier: `{ email, phone }`; beneficiary-check: `{ request }`.
+ */
+export async function describeModuleContract(kind: AdapterKind, modulePath: string): Promise<void> {
+  const mod = await loadAdapterModule(modulePath, kind);
+  const exported = (await import(pathToFileURL(mod.file).href)) as { contract?: Record<string, unknown> };
+  const fixtures = (exported.contract ?? {}) as Record<string, any>;
+  const settings = { ...((fixtures.config as Record<string, string> | undefined) ?? {}), ...adapterSettings(process.env, adapterEnvName(mod.id)) };
+  const name = `${mod.id} (${path.relative(process.cwd(), mod.file)})`;
+  const build = async () => {
+    const context = contractContext(kind, mod.id);
+    return { context, adapter: (await mod.create(settings, context)) as any };
+  };
+  switch (kind) {
+    case 'rail':
+      return describeRailContract(name, async () => {
+        const { context, adapter } = await build();
+        return {
+          adapter: adapter as RailAdapter,
+          context,
+          rail: fixtures.rail ?? (adapter as RailAdapter).rails?.[0] ?? 'ACH',
+          currency: fixtures.currency ?? 'USD',
+          completes: fixtures.completes ?? { accountType: 'USD_ACCOUNT', accountInfo: { accountNumber: '123456789', routingNumber: '021000021' }, identifierLast3: '789' },
+          ...(fixtures.fails ? { fails: fixtures.fails } : {}),
+          ...(fixtures.amount !== undefined ? { amount: BigInt(fixtures.amount) } : {}),
+          ...(fixtures.settleWithinMs ? { settleWithinMs: fixtures.settleWithinMs } : {}),
+          ...(typeof fixtures.payoutCount === 'function' ? { payoutCount: fixtures.payoutCount } : {}),
+        };
+      });
+    case 'fx':
+      return describeFxContract(name, async () => ({ adapter: (await build()).adapter, ...(fixtures.pair ? { pair: fixtures.pair } : {}) }));
+    case 'kyc':
+      return describeKycContract(name, async () => ({ adapter: (await build()).adapter }));
+    case 'notifier':
+      return describeNotifierContract(name, async () => ({ adapter: (await build()).adapter, email: fixtures.email, phone: fixtures.phone }));
+    case 'liveness':
+      return describeLivenessContract(name, async () => ({ adapter: (await build()).adapter }));
+    case 'storage':
+      return describeStorageContract(name, async () => ({ adapter: (await build()).adapter }));
+    case 'beneficiary-check':
+      return describeBeneficiaryCheckContract(name, async () => ({ adapter: (await build()).adapter, ...(fixtures.request ? { request: fixtures.request } : {}) }));
+  }
+}
