@@ -84,7 +84,10 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason?: string): 
   if (!['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING'].includes(t.status)) throw notCancellable(t.status);
   await ctx.db
     .$transaction(async (tx) => {
+      // Row lock: serialises with the settlement job's submission claim (settlement.service.ts).
+      await tx.$queryRaw`SELECT id FROM transactions WHERE id = ${t.id} AND platform_id = ${ctx.platformId} FOR UPDATE`;
       const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+      if (fresh.status === 'PROCESSING' && fresh.submittedAt && !fresh.railReference) throw notCancellable('being submitted to the rail; retry shortly');
       const failed = await transitionTransaction(ctx, tx, fresh, 'cancel', { failureReason: 'USER_CANCELLATION' }, reason ?? 'USER_CANCELLATION');
       if (fresh.status === 'PROCESSING') await startRefund(ctx, tx, failed, 'USER_CANCELLATION');
       else if (fresh.pendingReason === 'PLATFORM_APPROVAL') await giveBackDailyUsage(ctx, tx, fresh);

@@ -183,6 +183,16 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
     return { next: 'DONE' };
   }
   if (t.railReference) return pollPayment(deps, platformId, transactionId);
+  // Claim the submission before calling the rail: a cancel (which locks the row) either happens
+  // first, and this claim then finds the payment no longer PROCESSING, or sees the claim and
+  // refuses; the hold is never released while a payout may be in flight.
+  const claimed = await ctx.db.transaction.updateMany({ where: { id: t.id, status: 'PROCESSING', railReference: null, submittedAt: null }, data: { submittedAt: ctx.clock.now() } });
+  if (claimed.count === 0) {
+    const fresh = await load(ctx, t.id);
+    if (!fresh || fresh.status !== 'PROCESSING') return { next: 'DONE' };
+    if (fresh.railReference) return pollPayment(deps, platformId, transactionId);
+    // Claimed by an attempt that died mid-call: resubmitting with the same idempotency key is safe.
+  }
   const destination = await payoutDestination(ctx, t);
   const rail = railFor(deps, t.paymentRail ?? 'NONE');
   let result: PayoutResult;
