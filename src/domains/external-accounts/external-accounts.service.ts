@@ -216,13 +216,17 @@ export async function getPayableExternalAccount(ctx: Ctx, id: string, opts: { al
   if (!allowed) {
     throw new BadRequestError('EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED', `The external account is ${a.status}; only ACTIVE accounts receive payments.`, { externalAccountId: a.id, status: a.status });
   }
+  return { ...payableView(a), status: a.status };
+}
+
+/** What payments need to know of an account (identifiers in clear). */
+function payableView(a: NonNullable<Awaited<ReturnType<typeof findAnyAccount>>>) {
   return {
     id: a.id,
     customerId: a.customerId,
     currency: a.currency,
     accountType: a.accountType,
     paymentRails: [...a.paymentRails],
-    status: a.status,
     identifierLast3: a.identifierLast3,
     accountInfo: a.accountInfo,
     trusted: a.trustedAt !== null,
@@ -237,18 +241,7 @@ export async function getPayableExternalAccount(ctx: Ctx, id: string, opts: { al
 export async function getPayoutDestination(ctx: Ctx, id: string): Promise<Omit<PayableExternalAccount, 'status'> & { status: ExternalAccountStatus; isDeleted: boolean } | undefined> {
   const a = await findAnyAccount(ctx, id);
   if (!a) return undefined;
-  return {
-    id: a.id,
-    customerId: a.customerId,
-    currency: a.currency,
-    accountType: a.accountType,
-    paymentRails: [...a.paymentRails],
-    status: a.status,
-    identifierLast3: a.identifierLast3,
-    accountInfo: a.accountInfo,
-    trusted: a.trustedAt !== null,
-    isDeleted: a.isDeleted,
-  };
+  return { ...payableView(a), status: a.status, isDeleted: a.isDeleted };
 }
 
 // ------------------------------------------------------------------------------------------ worker side
