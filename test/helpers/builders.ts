@@ -8,7 +8,14 @@ import { eventually, type TestEnv, type TestPlatform } from './app.js';
  * An APPROVED individual customer with internal accounts, written directly (the customers API has
  * its own tests); returns its id and its account id per currency.
  */
-export async function anApprovedCustomer(env: TestEnv, p: TestPlatform, currencies = ['USD'], status = 'APPROVED'): Promise<{ customerId: string; accounts: Record<string, string> }> {
+export async function anApprovedCustomer(
+  env: TestEnv,
+  p: TestPlatform,
+  currencies = ['USD'],
+  status = 'APPROVED',
+  /** Further Customer columns (region, contacts, …) over the defaults. */
+  fields: Record<string, unknown> = {},
+): Promise<{ customerId: string; accounts: Record<string, string> }> {
   const customerId = newId('Customer');
   await env.deps.prisma.$transaction(async (tx) => {
     await tx.customer.create({
@@ -21,6 +28,7 @@ export async function anApprovedCustomer(env: TestEnv, p: TestPlatform, currenci
         currencies,
         fullName: 'Ada Lovelace',
         umaAddress: `$ada${randomBytes(3).toString('hex')}@example.com`,
+        ...fields,
       } as any,
     });
     await openInternalAccounts(tx, p.platformId, customerId, currencies);

@@ -1,40 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { Secret, TOTP } from 'otpauth';
-import { newId } from '../../src/platform/ids.js';
-import { openInternalAccounts } from '../../src/domains/ledger/internal-accounts.service.js';
 import type { TestEnv, TestPlatform } from '../helpers/app.js';
+import { anApprovedCustomer } from '../helpers/builders.js';
 
 /**
  * An APPROVED individual in Germany (an SCA region, decision A8) with verified contacts and internal
  * accounts, written directly (the customers API has its own tests).
  */
 export async function anEuCustomer(env: TestEnv, p: TestPlatform, opts: { region?: string | null; country?: string; currencies?: string[] } = {}): Promise<{ customerId: string; accounts: Record<string, string> }> {
-  const customerId = newId('Customer');
-  const currencies = opts.currencies ?? ['USD'];
-  await env.deps.prisma.$transaction(async (tx) => {
-    await tx.customer.create({
-      data: {
-        id: customerId,
-        platformId: p.platformId,
-        platformCustomerId: `pc_${randomBytes(4).toString('hex')}`,
-        customerType: 'INDIVIDUAL',
-        status: 'APPROVED',
-        region: opts.region === undefined ? 'DE' : opts.region,
-        address: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: opts.country ?? 'DE' },
-        currencies,
-        email: 'emmy@example.com',
-        phoneNumber: '+4915112345678',
-        emailVerification: 'VERIFIED',
-        phoneVerification: 'VERIFIED',
-        fullName: 'Emmy Noether',
-        umaAddress: `$emmy${randomBytes(3).toString('hex')}@example.com`,
-      } as any,
-    });
-    await openInternalAccounts(tx, p.platformId, customerId, currencies);
+  return anApprovedCustomer(env, p, opts.currencies ?? ['USD'], 'APPROVED', {
+    region: opts.region === undefined ? 'DE' : opts.region,
+    address: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: opts.country ?? 'DE' },
+    email: 'emmy@example.com',
+    phoneNumber: '+4915112345678',
+    emailVerification: 'VERIFIED',
+    phoneVerification: 'VERIFIED',
+    fullName: 'Emmy Noether',
+    umaAddress: `$emmy${randomBytes(3).toString('hex')}@example.com`,
   });
-  const rows = await env.deps.prisma.internalAccount.findMany({ where: { customerId } });
-  return { customerId, accounts: Object.fromEntries(rows.map((r) => [r.currency, r.id])) };
 }
 
 /** The code an authenticator app shows now (RFC 6238, computed independently of the service's code). */
