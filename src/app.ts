@@ -108,7 +108,14 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
           return err;
         },
       });
-      installIdempotency(api, deps.prisma, config.IDEMPOTENCY_TTL_HOURS);
+      installIdempotency(api, {
+        prisma: deps.prisma,
+        redis: deps.redis,
+        redisPrefix: config.REDIS_PREFIX,
+        ttlHours: config.IDEMPOTENCY_TTL_HOURS,
+        leaseMs: config.IDEMPOTENCY_LEASE_MS,
+        faultInjection: config.FAULT_INJECTION,
+      });
       for (const m of MODULES) if (m.routes) await m.routes(api, deps);
       if (opts.extendApi) await opts.extendApi(api, deps);
     },

@@ -85,6 +85,10 @@ export const envSchema = z.object({
   RATE_LIMIT_MAX: int(6000, 1),
   RATE_LIMIT_WINDOW_MS: int(60_000, 1000),
   IDEMPOTENCY_TTL_HOURS: int(24, 1),
+  /** Life of the Redis in-flight marker of an Idempotency-Key; its owner renews it every third of this. */
+  IDEMPOTENCY_LEASE_MS: int(30_000, 100),
+  /** Test-only fault hooks (crash right after an effect commits); refused in production. */
+  FAULT_INJECTION: bool.default(false),
   WEBHOOK_SIGNING_KEY: z.string().optional(),
   WEBHOOK_TIMEOUT_MS: int(10_000, 100),
   WEBHOOK_RETRY_BASE_MS: int(30_000, 1),
@@ -237,6 +241,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const cfg = parsed.data;
   if (cfg.SVC_ENV === 'production' && !cfg.WEBHOOK_SIGNING_KEY) {
     throw new ConfigError('Invalid configuration:\n  WEBHOOK_SIGNING_KEY: is required in production (PEM, P-256)');
+  }
+  if (cfg.SVC_ENV === 'production' && cfg.FAULT_INJECTION) {
+    throw new ConfigError('Invalid configuration:\n  FAULT_INJECTION: is a test-only setting and is refused in production');
   }
   if (cfg.UMA_PROVIDER === 'uma-protocol' && (!cfg.UMA_SIGNING_PRIVATE_KEY || !cfg.UMA_ENCRYPTION_PRIVATE_KEY)) {
     throw new ConfigError('Invalid configuration:\n  UMA_SIGNING_PRIVATE_KEY/UMA_ENCRYPTION_PRIVATE_KEY: are required with UMA_PROVIDER=uma-protocol');

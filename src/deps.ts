@@ -7,6 +7,7 @@ import type { Queues } from './platform/queue.js';
 import type { Clock } from './platform/clock.js';
 import type { Signer } from './platform/signing.js';
 import type { Adapters } from './adapters/registry.js';
+import type { IdempotencyClaim } from './platform/idempotency.js';
 
 /** Everything a process wires once (app.ts, worker.ts) and hands to services. */
 export interface AppDeps {
@@ -27,6 +28,10 @@ export interface Ctx extends AppDeps {
   db: TenantDb;
   /** Set when an agent makes the call (A17): it acts only for `agent.customerId`, under its policy. */
   agent?: AgentActor;
+  /** The request's Idempotency-Key: `db`'s transactions then record it with their effect (src/platform/idempotency.ts). */
+  idempotency?: IdempotencyClaim;
+  /** `db` without the claim, for transactions that must not carry the key. */
+  baseDb?: TenantDb;
 }
 
 /** An agent's identity and policy as the auth hook resolved them (src/domains/agents). */

@@ -1,11 +1,12 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseInput } from '../../platform/http/validate.js';
 import { signatureHeadersOf } from '../signing/index.js';
 import { cardIdParams, cardResource, createCardBody, listCardsQuery, patchCardBody } from './cards.schemas.js';
 import { createCard, getCard, listCards, patchCard } from './cards.service.js';
 
 export async function cardRoutes(app: FastifyInstance) {
-  app.post('/cards', { config: { idempotent: true } }, async (req, reply) => {
+  const replay = async (req: FastifyRequest, id: string | undefined) => ({ status: 201, body: cardResource(await getCard(req.ctx, id ?? '')) });
+  app.post('/cards', { config: { idempotent: { replay } } }, async (req, reply) => {
     const body = parseInput(createCardBody, req.body ?? {});
     reply.status(201);
     return cardResource(await createCard(req.ctx, body));

@@ -2,6 +2,7 @@ import type { Ctx } from '../../deps.js';
 import { isUniqueViolation } from '../../platform/db.js';
 import { BadRequestError, ConflictError, NotFoundError, type FieldError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { Card, Prisma } from '../../generated/prisma/client.js';
 import { getActiveCustomer } from '../customers/customers.service.js';
@@ -51,6 +52,7 @@ export async function createCard(ctx: Ctx, body: CreateCardBody): Promise<Card> 
   }
   const currency = await checkFundingSources(ctx, customer.id, body.fundingSources);
   const id = newId('Card');
+  noteIdempotentResource(ctx, id);
   const now = ctx.clock.now();
   try {
     return await ctx.db.$transaction(async (tx) => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseInput } from '../../platform/http/validate.js';
 import { confirmCodeBody, customerIdParams, kycLinkBody, listCustomersQuery } from './customers.schemas.js';
 import { customerResource, ownerResource } from './customers.resource.js';
@@ -9,7 +9,8 @@ import { createOwner, getOwner, listOwners, listOwnersQuery, ownerIdParams, patc
 import type { ContactChannel } from './customers.model.js';
 
 export async function customerRoutes(app: FastifyInstance) {
-  app.post('/customers', { config: { idempotent: true } }, async (req, reply) => {
+  const replayCustomer = async (req: FastifyRequest, id: string | undefined) => ({ status: 201, body: customerResource(await getCustomer(req.ctx, id ?? '')) });
+  app.post('/customers', { config: { idempotent: { replay: replayCustomer } } }, async (req, reply) => {
     reply.status(201);
     return customerResource(await createCustomer(req.ctx, req.body));
   });

@@ -4,6 +4,7 @@ import type { TenantTx } from '../../platform/db.js';
 import { isUniqueViolation } from '../../platform/db.js';
 import { ConflictError, DomainError, NotFoundError, type FieldError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import { Prisma, type Customer } from '../../generated/prisma/client.js';
@@ -172,6 +173,7 @@ export async function createCustomer(ctx: Ctx, raw: unknown): Promise<CustomerVi
   const platform = await getConfig(ctx);
   const body = parseCustomerInput(createCustomerBody, raw, (b) => b, (m) => contextErrors(platform, m));
   const id = newId('Customer');
+  noteIdempotentResource(ctx, id);
   const m: Record<string, any> = { ...body };
   m.platformCustomerId ??= id.slice('Customer:'.length);
   m.umaAddress ??= await generateUmaAddress(ctx, platform);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import { ForbiddenError, NotFoundError } from '../../platform/errors.js';
 import { parseInput } from '../../platform/http/validate.js';
@@ -34,7 +34,8 @@ export async function externalAccountRoutes(app: FastifyInstance) {
   for (const [scope, base] of SCOPES) {
     // Agents (A17) reach only their customer's accounts, under /customers.
     const agentConfig = (action: 'VIEW_ACCOUNTS' | 'MANAGE_EXTERNAL_ACCOUNTS'): { agent?: 'VIEW_ACCOUNTS' | 'MANAGE_EXTERNAL_ACCOUNTS' } => (scope === 'customers' ? { agent: action } : {});
-    app.post(base, { config: { idempotent: true, ...agentConfig('MANAGE_EXTERNAL_ACCOUNTS') } }, async (req, reply) => {
+    const replay = async (req: FastifyRequest, id: string | undefined) => ({ status: 201, body: externalAccountResource(await getExternalAccount(req.ctx, scope, id ?? '')) });
+    app.post(base, { config: { idempotent: { replay }, ...agentConfig('MANAGE_EXTERNAL_ACCOUNTS') } }, async (req, reply) => {
       const account = await createExternalAccount(req.ctx, scope, agentBody(req.ctx, req.body));
       reply.status(201);
       return externalAccountResource(account);

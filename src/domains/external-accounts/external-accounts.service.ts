@@ -4,6 +4,7 @@ import { visibleToCaller } from '../../platform/agent-scope.js';
 import { isUniqueViolation } from '../../platform/db.js';
 import { BadRequestError, ConflictError, type FieldError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { toFieldErrors } from '../../platform/http/validate.js';
 import type { Page } from '../../platform/http/pagination.js';
 import { validateAccountInfo, type ValidatedAccountInfo } from './account-info.validate.js';
@@ -57,8 +58,10 @@ export async function createExternalAccount(ctx: Ctx, scope: AccountScope, input
   if (body.defaultUmaDepositAccount && !customerId) {
     throw new ValidationError([{ field: 'defaultUmaDepositAccount', message: 'Only a customer\'s account can receive its UMA payments.' }]);
   }
+  const id = newId('ExternalAccount');
+  noteIdempotentResource(ctx, id);
   const created = await insertWithRetry(ctx, {
-    id: newId('ExternalAccount'),
+    id,
     customerId,
     status: initialStatus({ accountType: validated.accountType, ownershipType, vaspName: validated.accountInfo.vaspName }, platform.counterpartyRules),
     platformAccountId: body.platformAccountId ?? null,

@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseInput } from '../../platform/http/validate.js';
 import { sandboxOnly } from '../../platform/http/sandbox.js';
-import { depositResource, receiveDeposit } from './funding.service.js';
+import { depositResource, getDeposit, receiveDeposit } from './funding.service.js';
 
 /** POST /sandbox/deposits (README "Sandbox: real-time funding"): exactly one of reference, invoice, address (+ network). */
 const depositBody = z
@@ -20,7 +20,8 @@ const depositBody = z
   .refine((b) => !b.address || b.network, { message: 'An address needs its network.', path: ['network'] });
 
 export async function fundingRoutes(app: FastifyInstance) {
-  app.post('/sandbox/deposits', { preHandler: sandboxOnly, config: { idempotent: true } }, async (req, reply) => {
+  const replay = async (req: FastifyRequest, id: string | undefined) => ({ status: 201, body: depositResource(await getDeposit(req.ctx, id ?? '')) });
+  app.post('/sandbox/deposits', { preHandler: sandboxOnly, config: { idempotent: { replay } } }, async (req, reply) => {
     const body = parseInput(depositBody, req.body ?? {});
     reply.status(201);
     return depositResource(await receiveDeposit(req.ctx, { ...body, amount: BigInt(body.amount) }));

@@ -1,6 +1,7 @@
 import type { Ctx } from '../../deps.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { isUniqueViolation } from '../../platform/db.js';
 import type { Deposit } from '../../generated/prisma/client.js';
 import { depositDetectorFor } from '../../adapters/deposits/index.js';
@@ -54,6 +55,7 @@ export async function receiveDeposit(ctx: Ctx, d: DetectedDeposit): Promise<Depo
     const result = await ctx.db.$transaction(async (tx) => {
       const now = ctx.clock.now();
       const id = newId('Deposit');
+      noteIdempotentResource(ctx, id);
       await postJournal(ctx, tx, {
         key: `deposit:${externalId}`,
         kind: 'DEPOSIT',
@@ -87,6 +89,13 @@ export async function receiveDeposit(ctx: Ctx, d: DetectedDeposit): Promise<Depo
     if (isUniqueViolation(err)) return ctx.db.deposit.findUniqueOrThrow({ where: { platformId_externalId: { platformId: ctx.platformId, externalId } } });
     throw err;
   }
+}
+
+/** Errors: 404 NOT_FOUND. */
+export async function getDeposit(ctx: Ctx, id: string): Promise<Deposit> {
+  const d = await ctx.db.deposit.findUnique({ where: { id } });
+  if (!d) throw new NotFoundError('NOT_FOUND', 'Deposit not found.');
+  return d;
 }
 
 export function depositResource(d: Deposit) {

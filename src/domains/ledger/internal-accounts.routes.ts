@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseInput } from '../../platform/http/validate.js';
 import { paginationQuery } from '../../platform/http/pagination.js';
@@ -31,8 +31,10 @@ export async function internalAccountRoutes(app: FastifyInstance) {
     return internalAccountResource(await getInternalAccount(req.ctx, accountId));
   });
 
-  app.post('/sandbox/internal-accounts/:accountId/fund', { preHandler: sandboxOnly, config: { idempotent: true } }, async (req) => {
-    const { accountId } = parseInput(z.object({ accountId: z.string().max(200) }), req.params);
+  const accountParams = z.object({ accountId: z.string().max(200) });
+  const replayAccount = async (req: FastifyRequest) => ({ status: 200, body: internalAccountResource(await getInternalAccount(req.ctx, parseInput(accountParams, req.params).accountId)) });
+  app.post('/sandbox/internal-accounts/:accountId/fund', { preHandler: sandboxOnly, config: { idempotent: { replay: replayAccount } } }, async (req) => {
+    const { accountId } = parseInput(accountParams, req.params);
     const body = parseInput(z.object({ amount: z.number().int().min(1).max(MAX_SANDBOX_FUNDING) }), req.body ?? {});
     return internalAccountResource(await fundSandboxAccount(req.ctx, accountId, BigInt(body.amount)));
   });

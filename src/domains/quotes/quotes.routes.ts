@@ -1,12 +1,20 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseInput } from '../../platform/http/validate.js';
 import { createQuoteBody, quoteIdParams } from './quotes.schemas.js';
 import { createQuote, executeQuote, getQuote } from './quotes.service.js';
 import { quoteResource } from './quotes.resource.js';
 import { quoteScaChallenge } from '../sca/index.js';
 
+/** Rebuilds a create or execute response whose effect committed but whose answer was lost (a crash). */
+const replayQuote = (status: number) => ({
+  replay: async (req: FastifyRequest, id: string | undefined) => {
+    const quote = await getQuote(req.ctx, id ?? (req.params as { quoteId?: string }).quoteId ?? '');
+    return { status, body: quoteResource(quote, await quoteScaChallenge(req.ctx, quote)) };
+  },
+});
+
 export async function quoteRoutes(app: FastifyInstance) {
-  app.post('/quotes', { config: { idempotent: true, agent: 'CREATE_QUOTE' } }, async (req, reply) => {
+  app.post('/quotes', { config: { idempotent: replayQuote(201), agent: 'CREATE_QUOTE' } }, async (req, reply) => {
     const body = parseInput(createQuoteBody, req.body ?? {});
     reply.status(201);
     const quote = await createQuote(req.ctx, body);
@@ -19,7 +27,7 @@ export async function quoteRoutes(app: FastifyInstance) {
     return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
   });
 
-  app.post('/quotes/:quoteId/execute', { config: { idempotent: true, agent: 'EXECUTE_QUOTE' } }, async (req) => {
+  app.post('/quotes/:quoteId/execute', { config: { idempotent: replayQuote(200), agent: 'EXECUTE_QUOTE' } }, async (req) => {
     const { quoteId } = parseInput(quoteIdParams, req.params);
     const quote = await executeQuote(req.ctx, quoteId);
     return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));

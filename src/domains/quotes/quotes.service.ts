@@ -3,6 +3,7 @@ import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
+import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
 import { postJournal } from '../ledger/ledger.service.js';
@@ -144,6 +145,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   const now = ctx.clock.now();
   const quoteId = newId('Quote');
   const transactionId = newId('Transaction');
+  noteIdempotentResource(ctx, quoteId);
   const umaPayment = dest.uma ? await requestUmaPayment(ctx, quoteId, dest, pricing.totalReceivingAmount, body.senderCustomerInfo) : undefined;
   const ttlSeconds = source.realtime ? ctx.config.REALTIME_FUNDING_TTL_SECONDS : ctx.config.QUOTE_TTL_SECONDS;
   let expiresAt = new Date(now.getTime() + ttlSeconds * 1000);

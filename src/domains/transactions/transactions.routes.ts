@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseInput } from '../../platform/http/validate.js';
 import { paginationQuery } from '../../platform/http/pagination.js';
@@ -32,6 +32,14 @@ const listQuery = z.object({
   endDate: isoDate.optional(),
 });
 
+/** Approve, reject and cancel answer the transaction as it is: a lost answer is rebuilt the same way. */
+const replayTransaction = {
+  replay: async (req: FastifyRequest) => {
+    const { transactionId } = parseInput(transactionParams, req.params);
+    return { status: 200, body: transactionResource(await getTransaction(req.ctx, transactionId)) };
+  },
+};
+
 export async function transactionRoutes(app: FastifyInstance) {
   app.get('/transactions', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req) => {
     const page = await listTransactions(req.ctx, parseInput(listQuery, req.query));
@@ -44,19 +52,19 @@ export async function transactionRoutes(app: FastifyInstance) {
   });
 
   // Agent payments above the approval threshold (A17): the platform decides. Agents may not.
-  app.post('/transactions/:transactionId/approve', { config: { idempotent: true } }, async (req) => {
+  app.post('/transactions/:transactionId/approve', { config: { idempotent: replayTransaction } }, async (req) => {
     const { transactionId } = parseInput(transactionParams, req.params);
     parseInput(approveBody, req.body ?? {});
     return transactionResource(await approveTransaction(req.ctx, transactionId));
   });
 
-  app.post('/transactions/:transactionId/reject', { config: { idempotent: true } }, async (req) => {
+  app.post('/transactions/:transactionId/reject', { config: { idempotent: replayTransaction } }, async (req) => {
     const { transactionId } = parseInput(transactionParams, req.params);
     const { reason } = parseInput(reasonBody, req.body ?? {});
     return transactionResource(await rejectTransaction(req.ctx, transactionId, reason));
   });
 
-  app.post('/transactions/:transactionId/cancel', { config: { idempotent: true, agent: 'CANCEL_TRANSACTION' } }, async (req) => {
+  app.post('/transactions/:transactionId/cancel', { config: { idempotent: replayTransaction, agent: 'CANCEL_TRANSACTION' } }, async (req) => {
     const { transactionId } = parseInput(transactionParams, req.params);
     const { reason } = parseInput(reasonBody, req.body ?? {});
     return transactionResource(await cancelTransaction(req.ctx, transactionId, reason));

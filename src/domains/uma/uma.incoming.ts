@@ -1,6 +1,7 @@
 import type { Ctx } from '../../deps.js';
 import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { noteIdempotentResource, withoutClaim } from '../../platform/idempotency.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { isKnownCurrency } from '../../platform/currencies.js';
 import type { Customer, Transaction } from '../../generated/prisma/client.js';
@@ -44,10 +45,12 @@ export async function receiveSandboxUmaPayment(ctx: Ctx, input: IncomingUmaPayme
  */
 export async function receiveUmaPayment(ctx: Ctx, customer: Customer, p: IncomingUmaPayment): Promise<Transaction> {
   if (!isKnownCurrency(p.currency)) throw new BadRequestError('INVALID_CURRENCY', `${p.currency} is not a currency this service knows.`, { errors: [{ field: 'currency', message: 'Unknown currency.' }] });
-  await ctx.db.$transaction((tx) => openInternalAccounts(tx, ctx.platformId, customer.id, [p.currency]));
+  // Opening the account is idempotent on its own: it is not the request's effect (no Idempotency-Key claim).
+  await withoutClaim(ctx).db.$transaction((tx) => openInternalAccounts(tx, ctx.platformId, customer.id, [p.currency]));
   const internal = await ctx.db.internalAccount.findFirstOrThrow({ where: { customerId: customer.id, currency: p.currency } });
   const external = await getDefaultUmaDepositAccount(ctx, customer.id, p.currency);
   const id = newId('Transaction');
+  noteIdempotentResource(ctx, id);
   const now = ctx.clock.now();
   const common = {
     id,

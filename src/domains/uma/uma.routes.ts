@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseInput } from '../../platform/http/validate.js';
 import { sandboxOnly } from '../../platform/http/sandbox.js';
@@ -6,6 +6,7 @@ import { lookupResource } from './uma.resource.js';
 import { lookupReceiver } from './uma.service.js';
 import { receiveSandboxUmaPayment } from './uma.incoming.js';
 import { transactionResource } from '../transactions/transactions.resource.js';
+import { getTransaction } from '../transactions/transactions.service.js';
 
 const lookupQuery = z.object({ customerId: z.string().min(1).max(200).optional(), senderUmaAddress: z.string().min(1).max(400).optional() });
 
@@ -28,7 +29,8 @@ export async function umaRoutes(app: FastifyInstance) {
     return lookupResource(await lookupReceiver(req.ctx, { umaAddress, ...q }));
   });
 
-  app.post('/sandbox/uma/incoming', { preHandler: sandboxOnly, config: { idempotent: true } }, async (req, reply) => {
+  const replayIncoming = async (req: FastifyRequest, id: string | undefined) => ({ status: 201, body: transactionResource(await getTransaction(req.ctx, id ?? '')) });
+  app.post('/sandbox/uma/incoming', { preHandler: sandboxOnly, config: { idempotent: { replay: replayIncoming } } }, async (req, reply) => {
     const body = parseInput(incomingBody, req.body ?? {});
     reply.status(201);
     return transactionResource(await receiveSandboxUmaPayment(req.ctx, { ...body, amount: BigInt(body.amount) }));
