@@ -71,6 +71,8 @@ let receiver: Receiver;
 const apis: ServiceProcess[] = [];
 const workers: ServiceProcess[] = [];
 const figures: Record<string, number | string> = {};
+let sampling = false;
+let sampler: Promise<void> = Promise.resolve();
 
 beforeAll(async () => {
   env = await createTestEnv();
@@ -79,6 +81,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  sampling = false;
+  await sampler.catch(() => undefined);
   for (const p of [...apis, ...workers]) await p.kill();
   await redis?.kill();
   await receiver?.stop();
@@ -144,8 +148,8 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
 
     // Balances sampled all along: none may ever be negative.
     let minBalance = 0n;
-    let sampling = true;
-    const sampler = (async () => {
+    sampling = true;
+    sampler = (async () => {
       while (sampling) {
         const [row] = await env.deps.prisma.$queryRaw<Array<{ m: bigint | null }>>`SELECT MIN(LEAST(available_balance, held_balance))::bigint AS m FROM internal_accounts WHERE platform_id = ${p.platformId}`;
         if (row?.m !== null && row!.m! < minBalance) minBalance = row!.m!;
