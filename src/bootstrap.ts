@@ -10,6 +10,7 @@ import { loggerOptions } from './platform/logger.js';
 import { ALL_QUEUES } from './modules.js';
 import { buildAdapters } from './adapters/registry.js';
 import { adapterSinks } from './adapter-sinks.js';
+import { InvalidationBus } from './platform/process-cache.js';
 
 /** Opens every connection a process needs. The caller owns them and closes them with closeDeps. */
 export async function createDeps(config: AppConfig, name: string): Promise<AppDeps> {
@@ -31,8 +32,10 @@ export async function createDeps(config: AppConfig, name: string): Promise<AppDe
  * Builds the adapters (each validating its settings; a problem throws ConfigError) and completes the
  * deps. The adapters' callbacks reach the domains through `deps`, hence the late binding.
  */
-export async function withAdapters(base: Omit<AppDeps, 'adapters'>): Promise<AppDeps> {
+export async function withAdapters(base: Omit<AppDeps, 'adapters' | 'bus'>): Promise<AppDeps> {
   const deps = { ...base } as AppDeps;
+  deps.bus = new InvalidationBus(base.redis, base.config.REDIS_PREFIX, base.logger);
+  await deps.bus.start();
   deps.adapters = await buildAdapters({ ...base, sinks: adapterSinks(() => deps) });
   base.logger.info({ adapters: deps.adapters.summary }, 'adapters ready');
   return deps;
@@ -52,7 +55,8 @@ export function bullConnection(config: AppConfig) {
   };
 }
 
-export async function closeDeps(deps: Pick<AppDeps, 'prisma' | 'redis' | 'queues'> & { adapters?: AppDeps['adapters'] }): Promise<void> {
+export async function closeDeps(deps: Pick<AppDeps, 'prisma' | 'redis' | 'queues'> & { adapters?: AppDeps['adapters']; bus?: AppDeps['bus'] }): Promise<void> {
+  await deps.bus?.close();
   await deps.adapters?.close().catch(() => undefined);
   await closeQueues(deps.queues).catch(() => undefined);
   await deps.redis.quit().catch(() => undefined);

@@ -82,6 +82,8 @@ export const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(20_000, 100),
   AUTH_CACHE_TTL_SECONDS: int(60, 0),
   AUTH_CACHE_KEY: z.string().min(16).optional(),
+  /** Longest a process keeps its copy of a platform's settings (changes reach every process at once by pub/sub). */
+  PLATFORM_SETTINGS_MAX_AGE_MS: int(60_000, 0),
   RATE_LIMIT_MAX: int(6000, 1),
   RATE_LIMIT_WINDOW_MS: int(60_000, 1000),
   IDEMPOTENCY_TTL_HOURS: int(24, 1),

@@ -8,6 +8,7 @@ import type { Clock } from './platform/clock.js';
 import type { Signer } from './platform/signing.js';
 import type { Adapters } from './adapters/registry.js';
 import type { IdempotencyClaim } from './platform/idempotency.js';
+import type { InvalidationBus } from './platform/process-cache.js';
 
 /** Everything a process wires once (app.ts, worker.ts) and hands to services. */
 export interface AppDeps {
@@ -20,6 +21,8 @@ export interface AppDeps {
   logger: Logger;
   /** Every provider adapter, built and validated at start (src/adapters/registry.ts, docs/adapters.md). */
   adapters: Adapters;
+  /** Invalidation of the per-process caches (platform settings, credentials) across processes. */
+  bus: InvalidationBus;
 }
 
 /** A service call on behalf of one platform: `db` cannot reach another platform's rows. */

@@ -106,6 +106,7 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
     async close() {
       for (const w of running) await w.close().catch(() => undefined);
       await app.close();
+      await deps.bus.close();
       await deps.adapters.close();
       const keys = await redis.keys(`${config.REDIS_PREFIX}:*`);
       if (keys.length) await redis.del(...keys);

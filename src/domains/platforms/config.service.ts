@@ -8,6 +8,7 @@ import type { PatchConfigBody } from './config.schemas.js';
 import { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from './currency-config.js';
 import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
 import type { FeeConfig, Platform, PlatformCurrency } from '../../generated/prisma/client.js';
+import { ProcessCache, type InvalidationBus } from '../../platform/process-cache.js';
 
 export interface PlatformConfigView {
   platform: Platform;
@@ -15,7 +16,27 @@ export interface PlatformConfigView {
   currencies: PlatformCurrency[];
 }
 
-export async function getConfig(ctx: Ctx): Promise<PlatformConfigView> {
+const CACHE = 'platform-settings';
+const caches = new WeakMap<InvalidationBus, ProcessCache<PlatformConfigView>>();
+
+/**
+ * The platform's settings (the row, active fee configs, currencies and limits) as every payment reads
+ * them: a copy kept in each process, dropped everywhere when PATCH /config (or another writer of the
+ * platform row) commits. Returned objects are shared: never mutate them.
+ */
+export function getConfig(ctx: Ctx): Promise<PlatformConfigView> {
+  let cache = caches.get(ctx.bus);
+  if (!cache) caches.set(ctx.bus, (cache = new ProcessCache(CACHE, ctx.bus, ctx.config.PLATFORM_SETTINGS_MAX_AGE_MS)));
+  return cache.get(ctx.platformId, () => loadConfig(ctx));
+}
+
+/** After a commit that changed the platform's row, fee configs or currencies. */
+export async function invalidatePlatformSettings(ctx: Pick<Ctx, 'bus' | 'platformId'>): Promise<void> {
+  caches.get(ctx.bus)?.forget(ctx.platformId);
+  await ctx.bus.publish(CACHE, ctx.platformId);
+}
+
+async function loadConfig(ctx: Ctx): Promise<PlatformConfigView> {
   const [platform, feeConfigs, currencies] = await Promise.all([
     ctx.db.platform.findFirst({}),
     ctx.db.feeConfig.findMany({ where: { active: true }, orderBy: { configKey: 'asc' } }),
@@ -91,6 +112,7 @@ export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<Plat
       await recordEvent(tx, 'TEST', {});
     }
   });
+  await invalidatePlatformSettings(ctx);
   return getConfig(ctx);
 }
 

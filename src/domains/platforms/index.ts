@@ -1,6 +1,8 @@
 import type { DomainModule } from '../../platform/module.js';
 import { configRoutes } from './config.routes.js';
 
+export { getConfig, invalidatePlatformSettings, type PlatformConfigView } from './config.service.js';
+
 export const platformsModule: DomainModule = {
   name: 'platforms',
   routes: (api, deps) => configRoutes(api, deps),

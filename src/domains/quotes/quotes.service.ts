@@ -3,6 +3,7 @@ import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
+import { getConfig } from '../platforms/index.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
@@ -74,7 +75,7 @@ async function resolveDestination(ctx: Ctx, body: CreateQuoteBody, source: Inter
 
 /** A12: per-currency bounds of the platform's configuration. */
 async function checkLimits(ctx: Ctx, sendingCurrency: string, receivingCurrency: string, p: Pricing): Promise<void> {
-  const configs = await ctx.db.platformCurrency.findMany({ where: { currencyCode: { in: [sendingCurrency, receivingCurrency] } } });
+  const { currencies: configs } = await getConfig(ctx);
   const sending = configs.find((c) => c.currencyCode === sendingCurrency);
   if (!sending) throw new BadRequestError('INVALID_CURRENCY', `${sendingCurrency} is not a supported currency of this platform.`, { errors: [{ field: 'source.accountId', message: `Currency ${sendingCurrency} is not enabled.` }] });
   const receiving = configs.find((c) => c.currencyCode === receivingCurrency);
@@ -89,7 +90,7 @@ async function checkLimits(ctx: Ctx, sendingCurrency: string, receivingCurrency:
 
 async function price(ctx: Ctx, body: CreateQuoteBody, sendingCurrency: string, dest: ResolvedDestination): Promise<Pricing> {
   const override = body.platformFeeOverride === undefined ? undefined : validatePlatformFeeOverride(body.platformFeeOverride, sendingCurrency);
-  const configs = await ctx.db.feeConfig.findMany({ where: { active: true } });
+  const { feeConfigs: configs } = await getConfig(ctx);
   const fees = applicableFees({ configs, override, sendingCurrency, receivingCurrency: dest.currency, rail: dest.rail, service: serviceFeeSchedule(ctx.config) });
   const rate = sendingCurrency === dest.currency ? { rate: '1' } : await getExchangeRate(ctx, sendingCurrency, dest.currency).catch((err) => {
     if (err instanceof FxRateUnavailableError) {

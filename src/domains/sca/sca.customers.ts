@@ -1,12 +1,13 @@
 import type { Ctx } from '../../deps.js';
 import { ConflictError } from '../../platform/errors.js';
 import type { Customer } from '../../generated/prisma/client.js';
+import { getConfig } from '../platforms/index.js';
 import { getActiveCustomer } from '../customers/customers.service.js';
 import { AccountLockedError, isScaCustomer, lockoutFor } from './sca.model.js';
 
 /** Whether SCA applies to this customer (A8). Errors: 404 USER_NOT_FOUND, 410 CUSTOMER_DELETED. */
 export async function scaApplies(ctx: Ctx, customer: Customer): Promise<boolean> {
-  const platform = await ctx.db.platform.findFirstOrThrow({ select: { scaRegion: true } });
+  const { platform } = await getConfig(ctx);
   return isScaCustomer(customer, platform.scaRegion);
 }
 

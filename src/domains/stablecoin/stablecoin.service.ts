@@ -3,6 +3,7 @@ import { ctxFor } from '../../deps.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import { IllegalTransitionError, nextStatus } from '../../platform/state-machine.js';
 import { recordStatusChange } from '../../platform/status-history.js';
+import { invalidatePlatformSettings } from '../platforms/index.js';
 import {
   OPERATOR_EVENT_FOR, stablecoinEnablementTransitions, type StablecoinEnablementEvent, type StablecoinEnablementStatus,
 } from './stablecoin.model.js';
@@ -33,6 +34,7 @@ async function move(ctx: Ctx, event: StablecoinEnablementEvent, current: Stablec
     if (moved.count !== 1) throw new IllegalTransitionError('Stablecoin enablement', event, current);
     await recordStatusChange(tx, { machine: 'stablecoin-enablement', resourceId: ctx.platformId, event, from: current, to, at: now });
   });
+  await invalidatePlatformSettings(ctx);
   return read(ctx);
 }
 
