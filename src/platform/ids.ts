@@ -4,6 +4,7 @@ import { v7 as uuidv7, validate as uuidValidate } from 'uuid';
 export type ResourceType =
   | 'Platform'
   | 'Credential'
+  | 'Token'
   | 'Customer'
   | 'ExternalAccount'
   | 'InternalAccount'

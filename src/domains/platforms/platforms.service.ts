@@ -19,12 +19,14 @@ export interface CreatePlatformInput extends Partial<PlatformFlags> {
   clientId?: string;
   clientSecret?: string;
   permissions?: Permission[];
+  /** Name of the first API token (GET /tokens). */
+  credentialName?: string;
 }
 
 /** Creates a platform with one credential. Operator path (CLI), not an API endpoint. */
 export async function createPlatform(prisma: PrismaClient, input: CreatePlatformInput): Promise<CreatedPlatform> {
   const platformId = newId('Platform');
-  const credentialId = newId('Credential');
+  const credentialId = newId('Token');
   const clientId = input.clientId ?? `cli_${randomToken(12)}`;
   const clientSecret = input.clientSecret ?? `sec_${randomToken(32)}`;
   const secretHash = await hashSecret(clientSecret);
@@ -39,7 +41,7 @@ export async function createPlatform(prisma: PrismaClient, input: CreatePlatform
       },
     });
     await tx.platformCredential.create({
-      data: { id: credentialId, platformId, clientId, secretHash, permissions: [...(input.permissions ?? PERMISSIONS)] },
+      data: { id: credentialId, platformId, clientId, name: input.credentialName ?? 'Platform credential', secretHash, permissions: [...(input.permissions ?? PERMISSIONS)] },
     });
     await seedCurrencyConfigs(tx, platformId);
     // Decision Part B §5.1: the platform holds one internal account per supported currency.

@@ -45,6 +45,14 @@ export async function verifyCredentials(deps: AuthDeps, clientId: string, secret
   };
   if (deps.cacheTtlSeconds > 0) {
     await deps.redis.multi().hset(cacheKey, digest, JSON.stringify(principal)).expire(cacheKey, deps.cacheTtlSeconds).exec();
+    // A revocation (DELETE /tokens) commits, then drops this hash. Had it committed after our read
+    // above but dropped the hash before our write, the entry just written would outlive it: read
+    // the row again now that the entry exists, and take it back if the credential is gone.
+    const again = await deps.prisma.platformCredential.findUnique({ where: { clientId }, select: { revokedAt: true } });
+    if (!again || again.revokedAt) {
+      await deps.redis.del(cacheKey);
+      throw new UnauthorizedError();
+    }
   }
   return principal;
 }
@@ -59,8 +67,11 @@ declare module 'fastify' {
     principal: Principal;
   }
   interface FastifyContextConfig {
-    /** Permission the route needs; default VIEW for GET, TRANSACT otherwise (decision A3). */
-    permission?: Permission;
+    /**
+     * Permission the route needs; default VIEW for GET, TRANSACT otherwise (decision A3). `ANY`:
+     * every authenticated credential (GET /tokens/current, a credential reading itself).
+     */
+    permission?: Permission | 'ANY';
     /**
      * Agents (A17) may call the route when their policy allows this action; routes without it are
      * platform-only and answer an agent 403 FORBIDDEN.
@@ -69,7 +80,7 @@ declare module 'fastify' {
   }
 }
 
-export function requiredPermission(req: FastifyRequest): Permission {
+export function requiredPermission(req: FastifyRequest): Permission | 'ANY' {
   return req.routeOptions.config.permission ?? (req.method === 'GET' || req.method === 'HEAD' ? 'VIEW' : 'TRANSACT');
 }
 
@@ -94,7 +105,7 @@ export async function registerPlatformAuth(scope: FastifyInstance, deps: AuthDep
       scope.basicAuth(req, reply, (err?: unknown) => (err ? reject(err) : resolve()));
     });
     const needed = requiredPermission(req);
-    if (!req.principal.permissions.includes(needed)) {
+    if (needed !== 'ANY' && !req.principal.permissions.includes(needed)) {
       throw new ForbiddenError('FORBIDDEN', `This credential lacks the ${needed} permission.`);
     }
   });
