@@ -87,6 +87,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
         redisPrefix: config.REDIS_PREFIX,
         cacheTtlSeconds: config.AUTH_CACHE_TTL_SECONDS,
         cacheKey: config.AUTH_CACHE_KEY ?? processCacheKey,
+        bus: deps.bus,
         resolveAgentToken: (token) => resolveAgentToken(deps, token),
       });
       api.decorateRequest('ctx', null as unknown as Ctx);

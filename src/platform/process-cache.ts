@@ -37,8 +37,11 @@ export class ProcessCache<V> {
     return value;
   }
 
+  /** Drops `key` and the keys grouped under it (`key` + newline + anything). */
   forget(key: string): void {
     this.entries.delete(key);
+    const group = `${key}\n`;
+    for (const k of this.entries.keys()) if (k.startsWith(group)) this.entries.delete(k);
   }
 
   clear(): void {

@@ -56,7 +56,7 @@ describe('platform Basic auth', () => {
     const q = await env.platform();
     expect((await q.request({ method: 'GET', url: '/config' })).statusCode).toBe(200);
     await env.deps.prisma.platformCredential.update({ where: { clientId: q.clientId }, data: { revokedAt: new Date() } });
-    await forgetCredential({ redis: env.deps.redis, redisPrefix: env.config.REDIS_PREFIX }, q.clientId);
+    await forgetCredential({ redis: env.deps.redis, redisPrefix: env.config.REDIS_PREFIX, bus: env.deps.bus }, q.clientId);
     expectUnauthorized(await q.request({ method: 'GET', url: '/config' }));
   });
 

@@ -84,5 +84,5 @@ export async function deleteToken(ctx: Ctx, tokenId: string): Promise<void> {
     await tx.platformCredential.update({ where: { id: tokenId }, data: { revokedAt: now, updatedAt: now } });
     return row.clientId;
   });
-  await forgetCredential({ redis: ctx.redis, redisPrefix: ctx.config.REDIS_PREFIX }, clientId);
+  await forgetCredential({ redis: ctx.redis, redisPrefix: ctx.config.REDIS_PREFIX, bus: ctx.bus }, clientId);
 }

@@ -5,6 +5,7 @@ import type { Redis } from '../redis.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { dummySecretHash, hmacHex, verifySecret } from '../secrets.js';
 import type { Permission, Principal } from '../../domains/platforms/platforms.model.js';
+import { ProcessCache, type InvalidationBus } from '../process-cache.js';
 
 /** What an agent's policy can allow (docs/decisions.md "Agents"). */
 export const AGENT_ACTIONS = ['CREATE_QUOTE', 'EXECUTE_QUOTE', 'VIEW_TRANSACTIONS', 'CANCEL_TRANSACTION', 'VIEW_ACCOUNTS', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
@@ -19,6 +20,18 @@ export interface AuthDeps {
   cacheTtlSeconds: number;
   /** Keys the cache digest; the same value on every process lets them share cache entries. */
   cacheKey: string;
+  /** The process's own copy of verified credentials, in front of the Redis one (no round trip on a hit). */
+  bus?: InvalidationBus;
+}
+
+const LOCAL_CACHE = 'credentials';
+const localCaches = new WeakMap<InvalidationBus, ProcessCache<Principal>>();
+
+function localCache(deps: AuthDeps): ProcessCache<Principal> | undefined {
+  if (!deps.bus || deps.cacheTtlSeconds <= 0) return undefined;
+  let cache = localCaches.get(deps.bus);
+  if (!cache) localCaches.set(deps.bus, (cache = new ProcessCache(LOCAL_CACHE, deps.bus, deps.cacheTtlSeconds * 1000)));
+  return cache;
 }
 
 const cacheKeyFor = (prefix: string, clientId: string) => `${prefix}:auth:${clientId}`;
@@ -29,8 +42,14 @@ const cacheKeyFor = (prefix: string, clientId: string) => `${prefix}:auth:${clie
  * every cached verification of that client at once (`forgetCredential`).
  */
 export async function verifyCredentials(deps: AuthDeps, clientId: string, secret: string): Promise<Principal> {
-  const cacheKey = cacheKeyFor(deps.redisPrefix, clientId);
   const digest = hmacHex(deps.cacheKey, `${clientId}\u0000${secret}`);
+  const local = localCache(deps);
+  // Grouped under the client id, so a revocation drops every verified pair of that client.
+  return local ? local.get(`${clientId}\n${digest}`, () => verifyThroughRedis(deps, clientId, secret, digest)) : verifyThroughRedis(deps, clientId, secret, digest);
+}
+
+async function verifyThroughRedis(deps: AuthDeps, clientId: string, secret: string, digest: string): Promise<Principal> {
+  const cacheKey = cacheKeyFor(deps.redisPrefix, clientId);
   if (deps.cacheTtlSeconds > 0) {
     const hit = await deps.redis.hget(cacheKey, digest);
     if (hit) return JSON.parse(hit) as Principal;
@@ -57,9 +76,16 @@ export async function verifyCredentials(deps: AuthDeps, clientId: string, secret
   return principal;
 }
 
-/** Drops every cached verification for a client id; call after revoking or rotating it. */
-export async function forgetCredential(deps: Pick<AuthDeps, 'redis' | 'redisPrefix'>, clientId: string): Promise<void> {
+/**
+ * Drops every cached verification for a client id, in Redis and in every process; call after
+ * revoking or rotating it (after the commit).
+ */
+export async function forgetCredential(deps: Pick<AuthDeps, 'redis' | 'redisPrefix' | 'bus'>, clientId: string): Promise<void> {
   await deps.redis.del(cacheKeyFor(deps.redisPrefix, clientId));
+  if (deps.bus) {
+    localCaches.get(deps.bus)?.forget(clientId);
+    await deps.bus.publish(LOCAL_CACHE, clientId);
+  }
 }
 
 declare module 'fastify' {

@@ -33,6 +33,21 @@ afterAll(async () => {
   await env.close();
 });
 
+describe('credentials verified once per process', () => {
+  it('a token deleted through one process is refused by another that had it cached', async () => {
+    const p = await env.platform();
+    const created = await p.request({ method: 'POST', url: '/tokens', payload: { name: 'cached elsewhere', permissions: ['VIEW'] } });
+    expect(created.statusCode, created.body).toBe(201);
+    const token = created.json();
+    const auth = `Basic ${Buffer.from(`${token.clientId}:${token.clientSecret}`).toString('base64')}`;
+    const read = () => other.app.inject({ method: 'GET', url: `${BASE}/config`, headers: { authorization: auth } });
+    expect((await read()).statusCode).toBe(200);
+    // Cached in the other process now, and in Redis.
+    expect((await p.request({ method: 'DELETE', url: `/tokens/${token.id}` })).statusCode).toBe(204);
+    await eventually(async () => (await read()).statusCode === 401, 5_000);
+  });
+});
+
 describe('platform settings cached per process', () => {
   it('a currency limit changed through one process applies to the next quote on another', async () => {
     const p = await env.platform();
