@@ -65,6 +65,12 @@ export async function registerDocumentRoutes(api: FastifyInstance, maxBytes: num
     // file's name and digest) before idempotency fingerprints it.
     scope.addHook('preValidation', async (req) => {
       if (!req.isMultipart()) return;
+      // RFC 2046: a boundary is 1 to 70 characters. Without a usable one no part can be found.
+      const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(req.headers['content-type'] ?? '');
+      const b = boundary ? (boundary[1] ?? boundary[2] ?? '') : '';
+      if (b.length < 1 || b.length > 70) {
+        throw new ValidationError([{ field: '(body)', message: 'Content-Type multipart/form-data needs a boundary of 1 to 70 characters.' }], 'The multipart body could not be read.');
+      }
       const fields: Record<string, string> = {};
       let file: Record<string, unknown> | undefined;
       try {
