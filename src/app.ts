@@ -9,7 +9,8 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { ctxFor, type AppDeps, type Ctx } from './deps.js';
-import { installErrorHandling, sendError } from './platform/http/errors.js';
+import { frameworkErrorHandler, installErrorHandling, makeClientErrorHandler, sendError } from './platform/http/errors.js';
+import { checkRequestText } from './platform/http/validate.js';
 import { registerPlatformAuth } from './platform/http/auth.js';
 import { installIdempotency } from './platform/http/idempotency.js';
 import { createMetrics } from './platform/metrics.js';
@@ -30,6 +31,8 @@ declare module 'fastify' {
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+export const MAX_PARAM_LENGTH = 500;
+const newRequestId = () => newId('Request').replace('Request:', 'req_');
 
 /** The only place the HTTP app is wired. Connections come in `deps` and are closed by the caller. */
 export interface BuildOptions {
@@ -49,12 +52,21 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     requestIdHeader: 'x-request-id',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : newId('Request').replace('Request:', 'req_');
+      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : newRequestId();
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter longer than this is 414 URI_TOO_LONG before any handler runs; 500 leaves
+    // room for the longest documented one (a 400-character UMA address, percent-encoded).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Errors raised before routing (bad URL, over-long parameter) and by Node's HTTP parser
+    // (431, 400, 408) get the spec body and a request id like every other error.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler: makeClientErrorHandler(newRequestId),
   }) as unknown as FastifyInstance;
 
   installErrorHandling(app);
+  // Text Postgres cannot store (NUL, unpaired surrogates) is refused at the edge, for every route,
+  // before idempotency claims a key or a handler reads the database (docs/decisions.md, issue 11).
+  app.addHook('preHandler', async (req) => checkRequestText(req));
   installJsonParsing(app);
   const routeTable: Array<{ method: string; url: string }> = [];
   app.decorate('routeTable', routeTable);

@@ -125,6 +125,16 @@ describe('GET /exchange-rates errors', () => {
     expect(codes).toContain('GBP');
   });
 
+  it('an amount that converts past 2^53 minor units: left out of a full listing, 400 AMOUNT_OUT_OF_RANGE for a requested destination (never a 500)', async () => {
+    // 9e15 US cents are about 1.4e19 kobo: more than a JSON number carries exactly.
+    const all = await rates(p, 'sourceCurrency=USD&sendingAmount=9000000000000000');
+    expect(all.data.length).toBeGreaterThan(0);
+    expect(entryFor(all, 'NGN')).toBeUndefined();
+    for (const e of all.data) expect(Number.isSafeInteger(e.receivingAmount)).toBe(true);
+    const body = await rates(p, 'sourceCurrency=USD&sendingAmount=9000000000000000&destinationCurrency=NGN', 400);
+    expect(body).toMatchObject({ code: 'AMOUNT_OUT_OF_RANGE', details: { errors: [{ field: 'sendingAmount' }] } });
+  });
+
   it('needs credentials', async () => {
     const res = await env.app.inject({ method: 'GET', url: `${PATH}?sourceCurrency=USD` });
     expect(res.statusCode).toBe(401);

@@ -33,6 +33,8 @@ export interface BridgeRequest {
   path: string;
   body: Record<string, unknown>;
   signatureValid: boolean;
+  /** When the request arrived (Date.now()). */
+  atMs: number;
 }
 
 export class BridgeServer {
@@ -56,6 +58,8 @@ export class BridgeServer {
   dropPushes = false;
   pushTwice = false;
   readonly pushed: string[] = [];
+  /** Pushes the service answered, per idempotency key (pushTwice: two per payout). */
+  readonly pushesAnswered = new Map<string, number>();
 
   constructor() {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
@@ -110,7 +114,7 @@ export class BridgeServer {
     } catch {
       // recorded as {}
     }
-    this.requests.push({ path, body, signatureValid });
+    this.requests.push({ path, body, signatureValid, atMs: Date.now() });
     if (this.servicePublicKey && !signatureValid) return this.answer(res, 401, { error: { code: 'SIGNATURE_INVALID', retryable: true } });
 
     const fault = this.faults[path]?.shift();
@@ -178,7 +182,10 @@ export class BridgeServer {
       this.pushed.push(body);
       if (this.dropPushes) return;
       const headers = { 'content-type': 'application/json', 'x-bridge-signature': this.signatureHeader(body) };
-      for (let i = 0; i < (this.pushTwice ? 2 : 1); i++) await this.push?.(body, headers);
+      for (let i = 0; i < (this.pushTwice ? 2 : 1); i++) {
+        await this.push?.(body, headers);
+        this.pushesAnswered.set(p.idempotencyKey, (this.pushesAnswered.get(p.idempotencyKey) ?? 0) + 1);
+      }
     }, this.settleMs + 5).unref();
   }
 

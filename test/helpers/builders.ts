@@ -95,3 +95,22 @@ export async function expectLedgerConsistent(env: TestEnv, platformId: string): 
       AND (a.available_balance <> COALESCE(e.avail, 0) OR a.held_balance <> COALESCE(e.held, 0))`;
   expect(mismatched, 'accounts whose cached balance differs from their entries').toEqual([]);
 }
+
+/**
+ * A payment's hold as the ledger recorded it: exactly one PAYMENT_HOLD journal for the transaction,
+ * moving `amount` from AVAILABLE to HELD on `accountId`. Written once when execution starts and
+ * never changed by settlement, so it can be asserted while a worker is running.
+ */
+export async function expectHeldOnce(env: TestEnv, platformId: string, transactionId: string, accountId: string, amount: bigint): Promise<void> {
+  const holds = await env.deps.prisma.ledgerJournal.findMany({ where: { platformId, kind: 'PAYMENT_HOLD' }, include: { entries: true } });
+  const mine = holds.filter((j) => j.referenceId === transactionId);
+  expect(mine, `hold journals of ${transactionId}`).toHaveLength(1);
+  const moves = mine[0]!.entries.filter((e) => e.account === accountId).map((e) => `${e.bucket} ${e.amount}`).sort();
+  expect(moves).toEqual([`AVAILABLE ${-amount}`, `HELD ${amount}`]);
+  // Nothing else ever took money out of the available balance of this account for this payment.
+  const debits = await env.deps.prisma.ledgerEntry.findMany({ where: { platformId, account: accountId, bucket: 'AVAILABLE', amount: { lt: 0n }, journal: { referenceId: transactionId } } });
+  expect(debits.map((d) => d.amount)).toEqual([-amount]);
+}
+
+/** What an execute/approve/authorize answer may show: the worker can finish the payment before the answer is read back. */
+export const STARTED_STATUSES = ['PROCESSING', 'COMPLETED'];

@@ -36,17 +36,21 @@ describe('a worker killed during settlement', () => {
     const c = await anApprovedCustomer(env, p, ['USD']);
     await fund(p, c.accounts.USD!, 1_000_000);
     const transactionIds: string[] = [];
-    for (let i = 0; i < 12; i++) {
+    const pay = async (i: number) => {
       const q = (await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 + i } })).json();
       expect((await p.request({ method: 'POST', url: `/quotes/${q.id}/execute` })).statusCode).toBe(200);
       transactionIds.push(q.transactionId);
-    }
+    };
+    for (let i = 0; i < 8; i++) await pay(i);
     const completed = () => env.deps.prisma.transaction.count({ where: { platformId: p.platformId, status: 'COMPLETED' } });
-    // Kill it hard once some, not all, payments settled.
+    // Kill it hard once some payments settled (how many, and whether one is mid-settlement, is up to
+    // the worker's speed: the test asserts nothing about it).
     await eventually(async () => (await completed()) >= 1, 20_000, 10);
     worker.kill('SIGKILL');
     await new Promise((r) => worker.once('exit', r));
-    expect(await completed()).toBeLessThan(12);
+    // Payments executed while no worker runs: these, at least, are certainly left for the next worker.
+    for (let i = 8; i < 12; i++) await pay(i);
+    expect(await completed()).toBeLessThanOrEqual(8);
 
     worker = startWorkerProcess();
     try {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import { z } from 'zod';
 import { DomainError, ValidationError } from '../../platform/errors.js';
-import { parseInput } from '../../platform/http/validate.js';
+import { assertStorable, isStorableText, parseInput } from '../../platform/http/validate.js';
 import type { Document } from '../../generated/prisma/client.js';
 import { maskIdentifier } from '../customers/customers.model.js';
 import { deleteDocument, getDocument, listDocuments, listDocumentsQuery, replaceDocument, uploadDocument, type DocumentUpload } from './documents.service.js';
@@ -27,6 +27,19 @@ export function documentResource(d: Document) {
 }
 
 const idParams = z.object({ documentId: z.string().min(1).max(200) });
+const FIELD_SIZE = 4096;
+
+/**
+ * A failure while reading the parts is about the request body: the plugin's own errors keep their
+ * mapping (limits → 413/400 in platform/http/errors.ts), anything the parser raised without a
+ * status (busboy: "Boundary not found", "Unexpected end of multipart data", …) is 400.
+ */
+function multipartFailure(err: unknown): unknown {
+  if (err instanceof DomainError) return err;
+  const e = err as { statusCode?: number; message?: string };
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return err;
+  return new ValidationError([{ field: '(body)', message: `Malformed multipart/form-data body: ${String(e?.message ?? err).slice(0, 200)}` }], 'The multipart body could not be read.');
+}
 /** The file bytes of a multipart request, kept beside (not in) the body so the body stays a small JSON-able object. */
 const uploads = new WeakMap<FastifyRequest, Buffer>();
 
@@ -44,33 +57,51 @@ function toUpload(req: FastifyRequest): DocumentUpload {
 export async function registerDocumentRoutes(api: FastifyInstance, maxBytes: number) {
   await api.register(async (scope) => {
     await scope.register(multipart, {
-      attachFieldsToBody: true,
-      limits: { fileSize: maxBytes, files: 1, fields: 12, fieldSize: 4096, parts: 14, headerPairs: 100 },
-      async onFile(part) {
-        try {
-          uploads.set(this as unknown as FastifyRequest, await part.toBuffer());
-        } catch (err) {
-          if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-            throw new ValidationError([{ field: 'file', constraint: { maxBytes }, message: `The file is larger than ${maxBytes} bytes (10 MB).` }]);
-          }
-          throw err;
-        }
-        (part as unknown as { value: unknown }).value = part.filename;
-      },
+      limits: { fileSize: maxBytes, files: 1, fields: 12, fieldSize: FIELD_SIZE, parts: 14, headerPairs: 100 },
     });
-    // The body becomes plain data (fields, and the file's name and digest) before idempotency fingerprints it.
+    // The parts are read here (not by the plugin's attachFieldsToBody hook) so that every way a
+    // multipart body can be broken — no or oversized boundary, cut short, malformed part headers —
+    // is a 4xx naming the body, never a 500. The body then becomes plain data (fields, and the
+    // file's name and digest) before idempotency fingerprints it.
     scope.addHook('preValidation', async (req) => {
       if (!req.isMultipart()) return;
-      const raw = (req.body ?? {}) as Record<string, any>;
+      // RFC 2046: a boundary is 1 to 70 characters. Without a usable one no part can be found.
+      const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(req.headers['content-type'] ?? '');
+      const b = boundary ? (boundary[1] ?? boundary[2] ?? '') : '';
+      if (b.length < 1 || b.length > 70) {
+        throw new ValidationError([{ field: '(body)', message: 'Content-Type multipart/form-data needs a boundary of 1 to 70 characters.' }], 'The multipart body could not be read.');
+      }
       const fields: Record<string, string> = {};
       let file: Record<string, unknown> | undefined;
-      for (const [name, part] of Object.entries(raw)) {
-        const p = Array.isArray(part) ? part[0] : part;
-        if (p?.type === 'file') {
-          const bytes = uploads.get(req);
-          file = { fileName: String(p.filename ?? ''), size: bytes?.length ?? 0, sha256: bytes ? createHash('sha256').update(bytes).digest('hex') : '' };
-          if (name !== 'file') throw new ValidationError([{ field: name, message: 'The file goes in the part named `file`.' }]);
-        } else if (p && typeof p.value === 'string') fields[name] = p.value;
+      try {
+        for await (const part of req.parts()) {
+          if (part.type === 'file') {
+            let bytes: Buffer;
+            try {
+              bytes = await part.toBuffer();
+            } catch (err) {
+              if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+                throw new ValidationError([{ field: 'file', constraint: { maxBytes }, message: `The file is larger than ${maxBytes} bytes (10 MB).` }]);
+              }
+              throw err;
+            }
+            if (part.fieldname !== 'file') throw new ValidationError([{ field: part.fieldname || '(body)', message: 'The file goes in the part named `file`.' }]);
+            uploads.set(req, bytes);
+            file = { fileName: part.filename ?? '', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+            assertStorable(file.fileName, 'file');
+          } else {
+            const value = part.value;
+            if (part.valueTruncated) {
+              throw new ValidationError([{ field: part.fieldname, constraint: { maxLength: FIELD_SIZE }, message: `Longer than ${FIELD_SIZE} bytes.` }]);
+            }
+            if (typeof value !== 'string') throw new ValidationError([{ field: part.fieldname, message: 'Must be a text field.' }]);
+            if (!isStorableText(part.fieldname)) throw new ValidationError([{ field: '(body)', message: 'A part name contains a character that cannot be stored.' }]);
+            assertStorable(value, part.fieldname);
+            fields[part.fieldname] ??= value;
+          }
+        }
+      } catch (err) {
+        throw multipartFailure(err);
       }
       req.body = { fields, ...(file ? { file } : {}) };
     });

@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { BadRequestError, invariant } from '../../platform/errors.js';
 import { currencyOf } from '../../platform/currencies.js';
+import { MAX_WIRE_AMOUNT } from '../../platform/money.js';
 
 /**
  * Quote pricing: amounts, fees and conversion (spec "Platform fees", decision A19). Pure and exact:
@@ -107,6 +108,16 @@ function toSending(received: bigint, rate: Fraction, ds: number, dr: number): Fr
   return { num: received * rate.num * pow10(ds), den: rate.den * pow10(dr) };
 }
 
+/**
+ * Either side of a quote must fit the wire (amounts are JSON numbers, exact below 2^53, decision
+ * A19): a large amount converted at a steep rate (cents to satoshis, dollars to dong) can overflow.
+ */
+export function amountOutOfWireRange(): never {
+  throw new BadRequestError('AMOUNT_OUT_OF_RANGE', `The amount converts to more than ${MAX_WIRE_AMOUNT} minor units on one side of the quote.`, {
+    errors: [{ field: 'lockedCurrencyAmount', constraint: { maximum: Number(MAX_WIRE_AMOUNT) }, message: 'Too large once converted.' }],
+  });
+}
+
 function feesSwallowAmount(): never {
   throw new BadRequestError('INVALID_AMOUNT', 'The amount does not cover the fees.', {
     errors: [{ field: 'lockedCurrencyAmount', message: 'The amount does not cover the fees.' }],
@@ -203,6 +214,7 @@ export function priceQuote(input: PricingInput): Pricing {
 
   const total = fees.base + platformFee.fixed + serviceFee.fixed;
   invariant(total === fees.net + fees.feesIncluded, 'S = net + fees');
+  if (total > MAX_WIRE_AMOUNT || received > MAX_WIRE_AMOUNT) amountOutOfWireRange();
   return {
     totalSendingAmount: total,
     totalReceivingAmount: received,

@@ -121,7 +121,18 @@ export async function listExchangeRates(ctx: Ctx, q: ExchangeRatesQuery): Promis
         if (err instanceof NotImplementedError && !explicit) return undefined;
         throw err;
       }
-      const priced = priceOrZero(q.sendingAmount, q.sourceCurrency, destination, fx.rate, fees);
+      let priced: ReturnType<typeof priceOrZero>;
+      try {
+        priced = priceOrZero(q.sendingAmount, q.sourceCurrency, destination, fx.rate, fees);
+      } catch (err) {
+        // The amount converts past what the wire carries (2^53): a defaulted destination is left
+        // out like an unpriceable one; a requested one names the amount.
+        if (!(err instanceof BadRequestError && err.code === 'AMOUNT_OUT_OF_RANGE')) throw err;
+        if (!explicit) return undefined;
+        throw new BadRequestError('AMOUNT_OUT_OF_RANGE', `${q.sendingAmount} ${q.sourceCurrency} converts to more ${destination} than an amount can carry.`, {
+          errors: [{ field: 'sendingAmount', message: `Too large once converted to ${destination}.` }],
+        });
+      }
       return {
         sourceCurrency: q.sourceCurrency,
         destinationCurrency: destination,

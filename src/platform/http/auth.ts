@@ -3,6 +3,7 @@ import basicAuth from '@fastify/basic-auth';
 import type { PrismaClient } from '../db.js';
 import type { Redis } from '../redis.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { isStorableText } from './validate.js';
 import { dummySecretHash, hmacHex, verifySecret } from '../secrets.js';
 import type { Permission, Principal } from '../../domains/platforms/platforms.model.js';
 import { ProcessCache, type InvalidationBus } from '../process-cache.js';
@@ -115,7 +116,8 @@ export async function registerPlatformAuth(scope: FastifyInstance, deps: AuthDep
   await scope.register(basicAuth, {
     authenticate: false,
     validate: async (username, password, req) => {
-      if (!username || !password) throw new UnauthorizedError();
+      // A NUL or unpaired surrogate (base64 decodes to any bytes) can match no stored client id.
+      if (!username || !password || !isStorableText(username)) throw new UnauthorizedError();
       req.principal = await verifyCredentials(deps, username, password);
     },
   });
