@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 export { Prisma };
@@ -12,10 +13,48 @@ export interface DbOptions {
   txTimeoutMs?: number;
 }
 
+/** Sees every statement sent on a pool (tests count the statements of an operation with it). */
+export type StatementListener = (text: string) => void;
+
+const pools = new WeakMap<PrismaClient, pg.Pool>();
+const listeners = new WeakMap<pg.Pool, Set<StatementListener>>();
+
 export function createPrisma(databaseUrl: string, opts: DbOptions | number = {}): PrismaClient {
   const o = typeof opts === 'number' ? { poolMax: opts } : opts;
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: o.poolMax ?? 10 });
-  return new PrismaClient({ adapter, transactionOptions: { maxWait: o.txMaxWaitMs ?? 10_000, timeout: o.txTimeoutMs ?? 15_000 } });
+  // Our pool, handed to Prisma: hot paths may run raw SQL on the same connections (poolOf).
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: o.poolMax ?? 10 });
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const set = listeners.get(pool);
+      if (set?.size) {
+        const first = args[0] as string | { text?: string };
+        const text = typeof first === 'string' ? first : first?.text ?? '';
+        for (const l of set) l(text);
+      }
+      return query(...args);
+    };
+  });
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+  const prisma = new PrismaClient({ adapter, transactionOptions: { maxWait: o.txMaxWaitMs ?? 10_000, timeout: o.txTimeoutMs ?? 15_000 } });
+  pools.set(prisma, pool);
+  return prisma;
+}
+
+/** The pg pool under a client made by createPrisma. */
+export function poolOf(prisma: PrismaClient): pg.Pool {
+  const pool = pools.get(prisma);
+  if (!pool) throw new Error('poolOf: this client was not made by createPrisma');
+  return pool;
+}
+
+/** Calls `listener` with every statement sent on the client's pool until the returned function is called. */
+export function onStatement(prisma: PrismaClient, listener: StatementListener): () => void {
+  const pool = poolOf(prisma);
+  let set = listeners.get(pool);
+  if (!set) listeners.set(pool, (set = new Set()));
+  set.add(listener);
+  return () => set!.delete(listener);
 }
 
 /** The pool had no connection in time: overload, not a bug; the client may retry. */
