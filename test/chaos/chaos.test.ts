@@ -50,6 +50,12 @@ const SERVICE_ENV = {
   WEBHOOK_RETRY_MAX_MS: '1000',
   WEBHOOK_TIMEOUT_MS: '3000',
   IDEMPOTENCY_LEASE_MS: '3000',
+  JOB_SWEEP_INTERVAL_MS: '500',
+  JOB_SWEEP_GRACE_MS: '1000',
+  PAYMENT_RECONCILE_INTERVAL_MS: '500',
+  PAYMENT_RECONCILE_GRACE_MS: '1000',
+  KYC_RECONCILE_INTERVAL_MS: '1000',
+  KYC_RECONCILE_AFTER_MS: '1000',
   AUTH_CACHE_KEY: 'chaos-test-auth-cache-key-0123456789',
   SHUTDOWN_TIMEOUT_MS: '3000',
 };
@@ -180,6 +186,7 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
       }
     };
     let injecting: Promise<void> = Promise.resolve();
+    let faultError: unknown;
     const opOf = (n: number): Intent => {
       const sender = senders[n % senders.length]!.accounts.USD!;
       const amount = BigInt(1_000 + randomInt(50_000)) * 10n + 1n; // ends in 1: never a magic 90x amount
@@ -220,11 +227,14 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
           }
         }
         done++;
-        injecting = injecting.then(injectFaults);
+        injecting = injecting.then(injectFaults).catch((err) => {
+          faultError ??= err;
+        });
       }
     };
     await Promise.all(Array.from({ length: CLIENTS }, client));
     await injecting;
+    if (faultError) throw faultError;
     figures.operations = OPS;
     figures.clients = CLIENTS;
     figures.faults = faults.join(', ');

@@ -41,7 +41,8 @@ export class ServiceProcess {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-    if (this.kind === 'api') await eventually(async () => (await fetch(`${this.url}/healthz`).catch(() => undefined))?.ok, 60_000, 100);
+    // Bounded generously: on a loaded 2-core machine compiling the service through tsx takes a while.
+    if (this.kind === 'api') await eventually(async () => (await fetch(`${this.url}/healthz`).catch(() => undefined))?.ok, 180_000, 100);
     return this;
   }
 
