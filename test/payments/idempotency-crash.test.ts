@@ -10,6 +10,9 @@ import { fundSandboxAccount } from '../../src/domains/ledger/internal-accounts.s
 // record is written by the transaction that commits the effect, so no interleaving of requests, leases
 // or process deaths gives one key two effects.
 
+/** Starting real API processes through tsx takes a while on a loaded 2-core machine. */
+const PROCESS_TEST_TIMEOUT_MS = 300_000;
+
 let env: TestEnv;
 let latch: { reached: boolean; release: () => void; released: Promise<void> } | undefined;
 
@@ -61,7 +64,7 @@ describe('Idempotency-Key across process deaths (real API processes, SIGKILL)', 
   afterAll(async () => {
     await crashing?.kill();
     await healthy?.kill();
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('a process killed between the effect and its response: the retry replays the original payment, which happened once', async () => {
     const p = await env.platform();
@@ -94,7 +97,7 @@ describe('Idempotency-Key across process deaths (real API processes, SIGKILL)', 
     expect(holds).toBe(1);
     const after = await balances(env, from);
     expect(after.available).toBe(100_000n - 1_234n);
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('the same for an execute and for sandbox funding: one hold, one credit', async () => {
     const p = await env.platform();
@@ -123,7 +126,7 @@ describe('Idempotency-Key across process deaths (real API processes, SIGKILL)', 
     expect(await fundJournals(p.platformId, from)).toBe(before + 1);
     expect((await balances(env, from)).available).toBe(100_000n - 2_000n + 777n);
     await expectLedgerConsistent(env, p.platformId);
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('50 parallel identical requests over two API processes make one payment; the others get it replayed or 409', async () => {
     const p = await env.platform();
@@ -153,7 +156,7 @@ describe('Idempotency-Key across process deaths (real API processes, SIGKILL)', 
     } finally {
       await second.kill();
     }
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
 
 describe('Idempotency-Key without the Redis lease', () => {
