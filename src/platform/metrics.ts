@@ -64,6 +64,6 @@ export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues:
 }
 
 /** Cluster-wide counter kept in Redis (see createMetrics). */
-export async function incrementCounter(deps: { redis: Redis; config: { REDIS_PREFIX: string } }, name: string, label: string): Promise<void> {
-  await deps.redis.hincrby(`${deps.config.REDIS_PREFIX}:metrics:${name}`, label, 1);
+export async function incrementCounter(deps: { redis: Redis; config: { REDIS_PREFIX: string } }, name: string, label: string, by = 1): Promise<void> {
+  await deps.redis.hincrby(`${deps.config.REDIS_PREFIX}:metrics:${name}`, label, by);
 }

@@ -215,7 +215,7 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
     throw err;
   }
   await recordSubmission(deps, ctx, t, result.reference);
-  return untilPushed(rail, await applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS));
+  return applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS);
 }
 
 /**
@@ -228,18 +228,46 @@ export async function recordSubmission(deps: AppDeps, ctx: Ctx, t: Transaction, 
   await ctx.db.transaction.updateMany({ where: { id: t.id, railReference: null }, data: { railReference: reference, submittedAt: now, reconcileAfter } });
 }
 
-/** A push adapter reports outcomes itself: no poll chain for it (reconciliation still asks when late). */
-function untilPushed(rail: RailAdapter, outcome: StepOutcome): StepOutcome {
-  return outcome.next === 'POLL' && rail.statusDelivery === 'push' ? { next: 'DONE' } : outcome;
-}
-
+/**
+ * Asks the rail about a submitted payment (a poll, or reconciliation) and applies the answer. A push
+ * adapter's POLL outcome starts no poll chain (the jobs' scheduleNext leaves it to reconciliation).
+ */
 export async function pollPayment(deps: AppDeps, platformId: string, transactionId: string): Promise<StepOutcome> {
   const ctx = ctxFor(deps, platformId);
   const t = await load(ctx, transactionId);
   if (!t || !t.railReference || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED')) return { next: 'DONE' };
   const rail = railFor(deps, t.paymentRail ?? 'NONE');
   const result = await rail.getPayoutStatus(t.railReference, { idempotencyKey: t.id });
-  return untilPushed(rail, await applyPayoutResult(ctx, t, result, deps.config.PAYMENT_POLL_MIN_MS));
+  if (t.status === 'PROCESSING') await noteRailKnowledge(deps, ctx, t, rail, result);
+  return applyPayoutResult(ctx, t, result, deps.config.PAYMENT_POLL_MIN_MS);
+}
+
+/** The status reason of a PROCESSING payment its rail has no record of (issue 11). */
+export const RAIL_PAYOUT_UNKNOWN = 'RAIL_PAYOUT_UNKNOWN';
+
+/**
+ * A payment the rail does not know (`notFound`) PAYMENT_UNKNOWN_AFTER_MS after its submission is
+ * reported: pendingReason RAIL_PAYOUT_UNKNOWN on the transaction (the API shows it; the
+ * payments_rail_unknown gauge counts them) and a warn log. It stays PROCESSING with the sender's
+ * money held: unknown is pending, never a guess — the rail answered the submission, so it did
+ * receive it, and only the rail (or an operator) can say what became of it. Reconciliation keeps
+ * asking; the reason is cleared as soon as the rail knows the payout again.
+ */
+async function noteRailKnowledge(deps: AppDeps, ctx: Ctx, t: Transaction, rail: RailAdapter, result: PayoutResult): Promise<void> {
+  if (result.notFound === true) {
+    if (t.pendingReason === RAIL_PAYOUT_UNKNOWN) return;
+    const since = t.submittedAt ?? t.updatedAt;
+    if (ctx.clock.now().getTime() - since.getTime() < deps.config.PAYMENT_UNKNOWN_AFTER_MS) return;
+    const marked = await ctx.db.transaction.updateMany({ where: { id: t.id, status: 'PROCESSING', pendingReason: null }, data: { pendingReason: RAIL_PAYOUT_UNKNOWN } });
+    if (marked.count === 1) {
+      ctx.logger.warn({ transactionId: t.id, adapter: rail.id, reference: t.railReference, submittedAt: since.toISOString() }, 'the rail does not know this payment: left PROCESSING, money held, reported (pendingReason RAIL_PAYOUT_UNKNOWN)');
+    }
+    return;
+  }
+  if (t.pendingReason === RAIL_PAYOUT_UNKNOWN) {
+    await ctx.db.transaction.updateMany({ where: { id: t.id, pendingReason: RAIL_PAYOUT_UNKNOWN }, data: { pendingReason: null } });
+    ctx.logger.info({ transactionId: t.id, adapter: rail.id }, 'the rail knows the payment again');
+  }
 }
 
 /**
