@@ -26,7 +26,10 @@ export async function ensureJob(queue: Queue, name: string, data: unknown, opts:
   const existing = await queue.getJob(opts.jobId);
   if (existing) {
     const state = await existing.getState();
-    if (LIVE_STATES.has(state)) return false;
+    if (state === 'active') {
+      // Running — unless its worker died: then its lock has expired and it is stalled; take it over.
+      if (await isLocked(queue, opts.jobId)) return false;
+    } else if (LIVE_STATES.has(state)) return false;
     try {
       await existing.remove();
     } catch {
@@ -36,6 +39,11 @@ export async function ensureJob(queue: Queue, name: string, data: unknown, opts:
   }
   await queue.add(name, data, opts);
   return true;
+}
+
+async function isLocked(queue: Queue, jobId: string): Promise<boolean> {
+  const client = await queue.getBackend().client;
+  return (await client.get(`${queue.toKey(jobId)}:lock`)) !== null;
 }
 
 /**

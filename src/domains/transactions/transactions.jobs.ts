@@ -34,6 +34,13 @@ const JOB_RETRY = { attempts: 50, backoff: { type: 'exponential' as const, delay
  */
 export const submitJobId = (transactionId: string) => jobIdOf('submit', uuidOf(transactionId));
 export const refundJobId = (transactionId: string) => jobIdOf('refund', uuidOf(transactionId));
+/**
+ * The sweeper's id for a submission or refund overdue by PAYMENT_STALE_MS: derived from the row as it
+ * stands (its updated_at), so repeated sweeps of an unchanged row re-enqueue at most one job, and a
+ * first job stuck with a dead worker (active until its lock expires) is not waited for. Submitting
+ * and refunding are idempotent (rail idempotency keys, compare-and-set commits).
+ */
+const staleJobId = (kind: 'submit' | 'refund', transactionId: string, updatedAt: Date) => jobIdOf(kind, uuidOf(transactionId), `r${updatedAt.getTime()}`);
 const checkJobId = (kind: 'poll' | 'reconcile', transactionId: string, token: Date) => jobIdOf(kind, uuidOf(transactionId), token.getTime());
 
 /** Queues the rail submission of an executed payment (Postgres: PROCESSING without a rail reference). */
@@ -142,20 +149,20 @@ export async function sweepPaymentWork(deps: AppDeps): Promise<number> {
   const submits = await sweepDue(
     deps,
     PAYMENTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string }>>`
-      SELECT id, platform_id FROM transactions
+    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
+      SELECT id, platform_id, updated_at FROM transactions
        WHERE status = 'PROCESSING' AND rail_reference IS NULL AND updated_at < ${staleBefore}
        ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
-    (t) => ensureJob(q, 'submit', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: submitJobId(t.id), ...JOB_RETRY }),
+    (t) => ensureJob(q, 'submit', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('submit', t.id, t.updated_at), ...JOB_RETRY }),
   );
   const refunds = await sweepDue(
     deps,
     PAYMENTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string }>>`
-      SELECT id, platform_id FROM transactions
+    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
+      SELECT id, platform_id, updated_at FROM transactions
        WHERE refund_status = 'PENDING' AND updated_at < ${staleBefore}
        ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
-    (t) => ensureJob(q, 'refund', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: refundJobId(t.id), ...JOB_RETRY }),
+    (t) => ensureJob(q, 'refund', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('refund', t.id, t.updated_at), ...JOB_RETRY }),
   );
   return submits + refunds + (await reconcilePayments(deps));
 }
