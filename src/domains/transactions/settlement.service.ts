@@ -114,7 +114,12 @@ async function load(ctx: Ctx, id: string): Promise<Transaction | null> {
   return ctx.db.transaction.findUnique({ where: { id } });
 }
 
-export type StepOutcome = { next: 'DONE' } | { next: 'POLL'; afterMs: number } | { next: 'REFUND' };
+/**
+ * What a step leads to. SKIP: the step found nothing to do (the payment moved on, a stale or foreign
+ * report) and leaves the payment's check schedule alone — a late duplicate job must not end the watch
+ * of a completed payment for a bank return.
+ */
+export type StepOutcome = { next: 'DONE' } | { next: 'POLL'; afterMs: number } | { next: 'REFUND' } | { next: 'SKIP' };
 
 /** Marks a processing payment COMPLETED and posts the settle journal, once. */
 async function complete(ctx: Ctx, t: Transaction): Promise<void> {
@@ -177,7 +182,7 @@ export async function applyPayoutResult(ctx: Ctx, t: Transaction, r: PayoutResul
 export async function submitPayment(deps: AppDeps, platformId: string, transactionId: string): Promise<StepOutcome> {
   const ctx = ctxFor(deps, platformId);
   const t = await load(ctx, transactionId);
-  if (!t || t.status !== 'PROCESSING') return { next: 'DONE' };
+  if (!t || t.status !== 'PROCESSING') return { next: 'SKIP' };
   if (t.destinationKind === 'INTERNAL') {
     await complete(ctx, t);
     return { next: 'DONE' };
@@ -189,7 +194,7 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
   const claimed = await ctx.db.transaction.updateMany({ where: { id: t.id, status: 'PROCESSING', railReference: null, submittedAt: null }, data: { submittedAt: ctx.clock.now() } });
   if (claimed.count === 0) {
     const fresh = await load(ctx, t.id);
-    if (!fresh || fresh.status !== 'PROCESSING') return { next: 'DONE' };
+    if (!fresh || fresh.status !== 'PROCESSING') return { next: 'SKIP' };
     if (fresh.railReference) return pollPayment(deps, platformId, transactionId);
     // Claimed by an attempt that died mid-call: resubmitting with the same idempotency key is safe.
   }
@@ -235,7 +240,7 @@ export async function recordSubmission(deps: AppDeps, ctx: Ctx, t: Transaction, 
 export async function pollPayment(deps: AppDeps, platformId: string, transactionId: string): Promise<StepOutcome> {
   const ctx = ctxFor(deps, platformId);
   const t = await load(ctx, transactionId);
-  if (!t || !t.railReference || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED')) return { next: 'DONE' };
+  if (!t || !t.railReference || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED')) return { next: 'SKIP' };
   const rail = railFor(deps, t.paymentRail ?? 'NONE');
   const result = await rail.getPayoutStatus(t.railReference, { idempotencyKey: t.id });
   if (t.status === 'PROCESSING') await noteRailKnowledge(deps, ctx, t, rail, result);
@@ -277,7 +282,7 @@ async function noteRailKnowledge(deps: AppDeps, ctx: Ctx, t: Transaction, rail: 
 export async function applyPayoutReport(deps: AppDeps, platformId: string, transactionId: string, result: PayoutResult): Promise<StepOutcome> {
   const ctx = ctxFor(deps, platformId);
   let t = await load(ctx, transactionId);
-  if (!t || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED') || t.destinationKind === 'INTERNAL') return { next: 'DONE' };
+  if (!t || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED') || t.destinationKind === 'INTERNAL') return { next: 'SKIP' };
   if (!t.railReference && t.status === 'PROCESSING') {
     // Pushed before the submit's answer was committed: the reference is the same either way.
     await recordSubmission(deps, ctx, t, result.reference);
@@ -285,7 +290,7 @@ export async function applyPayoutReport(deps: AppDeps, platformId: string, trans
   }
   if (t.railReference !== result.reference) {
     ctx.logger.warn({ transactionId, reported: result.reference, stored: t.railReference }, 'payout report for another reference ignored');
-    return { next: 'DONE' };
+    return { next: 'SKIP' };
   }
   return applyPayoutResult(ctx, t, result, deps.config.PAYMENT_POLL_MIN_MS);
 }

@@ -72,6 +72,7 @@ async function moveSchedule(deps: AppDeps, id: string, from: Date | null, to: Da
  * After a step that talked to the rail (submit, poll, reconcile, report): records in Postgres when the
  * rail should be asked next (`reconcile_after`) and, for polling rails, queues that poll as the fast
  * path. `token`: the schedule this job ran under (poll/reconcile), else the row's current one.
+ *   SKIP            the step did nothing: the schedule is left as it is
  *   DONE / REFUND   no further check (null); REFUND also queues the refund (refund_status PENDING
  *                   is its durable record)
  *   POLL, poll rail next check after the rail's pollAfterMs (bounded by PAYMENT_POLL_MIN/MAX_MS),
@@ -82,6 +83,7 @@ async function moveSchedule(deps: AppDeps, id: string, from: Date | null, to: Da
  * PAYMENT_RETURN_WINDOW_MS of its settlement.
  */
 async function scheduleNext(deps: AppDeps, data: PaymentJob, outcome: StepOutcome, token: number | undefined): Promise<void> {
+  if (outcome.next === 'SKIP') return;
   const row = await deps.prisma.transaction.findUnique({ where: { id: data.transactionId }, select: { status: true, reconcileAfter: true, settledAt: true, paymentRail: true } });
   if (!row) return;
   const from = token !== undefined ? new Date(token) : row.reconcileAfter;

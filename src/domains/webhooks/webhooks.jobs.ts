@@ -57,15 +57,16 @@ export async function enqueueDelivery(
  */
 export async function relayOutbox(deps: AppDeps): Promise<number> {
   return deps.prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ id: string; platform_id: string; attempt_count: number }>>`
-      SELECT id, platform_id, attempt_count FROM webhook_events
+    const rows = await tx.$queryRaw<Array<{ id: string; platform_id: string; attempt_count: number; created_at: Date }>>`
+      SELECT id, platform_id, attempt_count, created_at FROM webhook_events
       WHERE relayed_at IS NULL ORDER BY created_at, id
       LIMIT ${deps.config.OUTBOX_RELAY_BATCH} FOR UPDATE SKIP LOCKED`;
     if (rows.length === 0) return 0;
     const now = deps.clock.now();
-    await enqueueDelivery(deps, rows.map((r) => ({ id: r.id, platformId: r.platform_id, attemptCount: r.attempt_count, due: now })));
+    // The first attempt is due since the event's creation: the same job id if a relay that crashed before its commit runs again.
+    await enqueueDelivery(deps, rows.map((r) => ({ id: r.id, platformId: r.platform_id, attemptCount: r.attempt_count, due: r.created_at })));
     const ids = rows.map((r) => r.id);
-    await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, next_attempt_at = ${now}, retry_window_started_at = ${now} WHERE id = ANY(${ids})`;
+    await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, next_attempt_at = created_at, retry_window_started_at = ${now} WHERE id = ANY(${ids})`;
     return rows.length;
   });
 }
