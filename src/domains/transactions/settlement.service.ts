@@ -169,7 +169,9 @@ export async function applyPayoutResult(ctx: Ctx, t: Transaction, r: PayoutResul
       await bankReturn(ctx, t);
       return { next: 'REFUND' };
     }
-    return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };
+    if (r.status === 'COMPLETED') return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };
+    // A stale answer (the submit's PENDING, applied after a pushed COMPLETED): changes nothing, schedules nothing.
+    return { next: 'SKIP' };
   }
   return { next: 'DONE' };
 }
@@ -187,7 +189,8 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
     await complete(ctx, t);
     return { next: 'DONE' };
   }
-  if (t.railReference) return pollPayment(deps, platformId, transactionId);
+  // Already submitted: its check schedule (reconcile_after, reconciliation) owns the rest.
+  if (t.railReference) return { next: 'SKIP' };
   // Claim the submission before calling the rail: a cancel (which locks the row) either happens
   // first, and this claim then finds the payment no longer PROCESSING, or sees the claim and
   // refuses; the hold is never released while a payout may be in flight.
@@ -195,7 +198,7 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
   if (claimed.count === 0) {
     const fresh = await load(ctx, t.id);
     if (!fresh || fresh.status !== 'PROCESSING') return { next: 'SKIP' };
-    if (fresh.railReference) return pollPayment(deps, platformId, transactionId);
+    if (fresh.railReference) return { next: 'SKIP' };
     // Claimed by an attempt that died mid-call: resubmitting with the same idempotency key is safe.
   }
   const destination = await payoutDestination(ctx, t);
