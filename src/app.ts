@@ -86,7 +86,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     );
   });
 
-  createMetrics({ redis: deps.redis, redisPrefix: config.REDIS_PREFIX, queues: deps.queues }).install(app);
+  createMetrics({ redis: deps.redis, redisPrefix: config.REDIS_PREFIX, queues: deps.queues, prisma: deps.prisma }).install(app);
   registerOperationalRoutes(app, deps);
   await registerDocs(app);
   await registerQueueDashboard(app, deps);

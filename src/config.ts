@@ -100,6 +100,14 @@ export const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_URLS: bool.optional(),
   OUTBOX_RELAY_INTERVAL_MS: int(500, 10),
   OUTBOX_RELAY_BATCH: int(200, 1),
+  // Durable schedules (issue 11; docs/decisions.md "Issue 11"): Postgres records what is owed, BullMQ is the
+  // fast path. These sweepers re-enqueue work that is due and held by no live job (e.g. after Redis lost its data).
+  /** How often the worker sweeps webhook deliveries, liveness outcomes and factor-reset reviews. */
+  JOB_SWEEP_INTERVAL_MS: int(5_000, 10),
+  /** Items re-enqueued per sweep run (each sweeper). */
+  JOB_SWEEP_BATCH: int(200, 1),
+  /** How long past its due time an item waits for its own job before the sweeper re-enqueues it. */
+  JOB_SWEEP_GRACE_MS: int(10_000, 0),
   EXTERNAL_ACCOUNT_ENCRYPTION_KEY: z
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')
@@ -218,9 +226,17 @@ export const envSchema = z.object({
    * Reconciliation asks a rail about a PROCESSING payment PAYMENT_STALE_MS after the rail's expected
    * settlement time, then again this often while the rail still says PENDING.
    */
-  PAYMENT_RECONCILE_RETRY_MS: int(300_000, 100),
+  PAYMENT_RECONCILE_RETRY_MS: int(60_000, 100),
   /** Payments asked about per sweep run. */
   PAYMENT_RECONCILE_BATCH: int(100, 1),
+  /** How often reconciliation (and the re-enqueue of lost submissions and refunds) runs (issue 11). */
+  PAYMENT_RECONCILE_INTERVAL_MS: int(5_000, 10),
+  /** How late a poll of the rail may be before reconciliation asks in its place (a lost poll job). */
+  PAYMENT_RECONCILE_GRACE_MS: int(10_000, 0),
+  /** How long after settlement a completed payment is still watched for a bank return (when its rail asks for it). */
+  PAYMENT_RETURN_WINDOW_MS: int(7 * 24 * 3_600_000, 0),
+  /** A PROCESSING payment its rail does not know this long after submission is reported (pendingReason RAIL_PAYOUT_UNKNOWN). */
+  PAYMENT_UNKNOWN_AFTER_MS: int(300_000, 0),
   OPERATOR_USER: z.string().optional(),
   OPERATOR_PASSWORD: z.string().optional(),
 });

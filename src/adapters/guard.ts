@@ -39,6 +39,7 @@ export function normalizePayoutResult(raw: unknown, adapterId: string, logger: A
   else logger.warn({ adapter: adapterId, status: String(r.status), reference }, 'unknown payout status read as PENDING');
   const out: PayoutResult = { status, reference };
   if (typeof r.pollAfterMs === 'number' && Number.isFinite(r.pollAfterMs) && r.pollAfterMs >= 0) out.pollAfterMs = r.pollAfterMs;
+  if (status === 'PENDING' && r.notFound === true) out.notFound = true;
   if (status === 'FAILED' || status === 'RETURNED') {
     out.failureReason = typeof r.failureReason === 'string' && r.failureReason ? r.failureReason : status === 'RETURNED' ? 'PAYOUT_RETURNED' : 'QUOTE_EXECUTION_FAILED';
     out.retryable = r.retryable === true;

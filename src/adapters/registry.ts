@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
+import type { PrismaClient } from '../platform/db.js';
 import { ConfigError, type AppConfig } from '../config.js';
 import type { Clock } from '../platform/clock.js';
 import type { Signer } from '../platform/signing.js';
@@ -49,6 +50,8 @@ export interface AdapterRuntime {
   clock: Clock;
   logger: Logger;
   redis: Redis;
+  /** The service's database (the sandbox rail's simulated bank keeps its records there). */
+  prisma: PrismaClient;
   signer: Signer;
   sinks: AdapterSinks;
   /** Module paths resolve against this (default: process.cwd()). */
@@ -90,8 +93,7 @@ const BUILT_INS: Record<AdapterKind, Record<string, BuiltIn>> = {
   rail: {
     sandbox: (_s, _c, rt) =>
       createSandboxRail({
-        redis: rt.redis,
-        prefix: rt.config.REDIS_PREFIX,
+        db: rt.prisma,
         now: () => rt.clock.now().getTime(),
         delayScale: rt.config.SANDBOX_RAIL_DELAY_SCALE,
         slowMs: rt.config.SANDBOX_SLOW_MS,

@@ -2,13 +2,14 @@ import client from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from './redis.js';
 import type { Queues } from './queue.js';
+import type { PrismaClient } from './db.js';
 
 /**
  * Prometheus metrics. Request metrics are per process (Prometheus scrapes each API process);
  * counters that workers produce live in Redis hashes so any API process reports the cluster-wide
  * totals, and queue depths are read from BullMQ at scrape time.
  */
-export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues: Queues }) {
+export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues: Queues; prisma?: PrismaClient }) {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   const requests = new client.Counter({
@@ -49,6 +50,45 @@ export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues:
     },
   });
 
+  new client.Gauge({
+    name: 'jobs_revived_total',
+    help: 'Jobs the durable-schedule sweepers re-enqueued because no live BullMQ job held due work (issue 11), by queue, all workers',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const counts = await deps.redis.hgetall(`${deps.redisPrefix}:metrics:jobs_revived`);
+      for (const [queue, n] of Object.entries(counts)) this.set({ queue }, Number(n));
+    },
+  });
+  const prisma = deps.prisma;
+  if (prisma) {
+    // Read from Postgres at scrape time: the figures survive Redis and every API process reports the same.
+    new client.Gauge({
+      name: 'payments_rail_unknown',
+      help: 'PROCESSING payments their rail has no record of (pendingReason RAIL_PAYOUT_UNKNOWN): money held, an operator should look',
+      registers: [registry],
+      async collect() {
+        this.set(await prisma.transaction.count({ where: { status: 'PROCESSING', pendingReason: 'RAIL_PAYOUT_UNKNOWN' } }));
+      },
+    });
+    new client.Gauge({
+      name: 'payments_processing',
+      help: 'Payments still PROCESSING, and how many of them are past their reconciliation time (overdue)',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const [all, overdue] = await Promise.all([
+          prisma.transaction.count({ where: { status: 'PROCESSING' } }),
+          prisma.transaction.count({ where: { status: 'PROCESSING', reconcileAfter: { lt: new Date() } } }),
+        ]);
+        this.set({ state: 'all' }, all);
+        this.set({ state: 'overdue' }, overdue);
+      },
+    });
+  }
+
   function install(app: FastifyInstance) {
     app.addHook('onResponse', async (req, reply) => {
       const route = req.routeOptions.url ?? 'unmatched';
@@ -64,6 +104,6 @@ export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues:
 }
 
 /** Cluster-wide counter kept in Redis (see createMetrics). */
-export async function incrementCounter(deps: { redis: Redis; config: { REDIS_PREFIX: string } }, name: string, label: string): Promise<void> {
-  await deps.redis.hincrby(`${deps.config.REDIS_PREFIX}:metrics:${name}`, label, 1);
+export async function incrementCounter(deps: { redis: Redis; config: { REDIS_PREFIX: string } }, name: string, label: string, by = 1): Promise<void> {
+  await deps.redis.hincrby(`${deps.config.REDIS_PREFIX}:metrics:${name}`, label, by);
 }

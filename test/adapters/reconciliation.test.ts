@@ -30,6 +30,7 @@ beforeAll(async () => {
     PAYMENT_STALE_MS: '400',
     PAYMENT_RECONCILE_RETRY_MS: '400',
     QUOTE_EXPIRY_SWEEP_INTERVAL_MS: '100',
+    PAYMENT_RECONCILE_INTERVAL_MS: '100',
     PAYMENT_POLL_MIN_MS: '20',
   });
   bridge.trust(env.deps.signer.publicKeyPem);

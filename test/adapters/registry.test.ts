@@ -25,7 +25,7 @@ const redis = createRedis(inject('redisUrl'));
 afterAll(() => redis.quit());
 
 const build = (env: Record<string, string>) =>
-  buildAdapters({ config: loadConfig({ ...BASE_ENV, ...env }), clock: systemClock, logger: pino({ level: 'silent' }), redis, signer: testSigner() as never, sinks });
+  buildAdapters({ config: loadConfig({ ...BASE_ENV, ...env }), clock: systemClock, logger: pino({ level: 'silent' }), redis, prisma: {} as never, signer: testSigner() as never, sinks });
 
 /** Adapter modules written for these tests, in a temporary directory. */
 const dir = mkdtempSync(path.join(tmpdir(), 'svc-adapters-'));

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import pino from 'pino';
-import { createRedis } from '../../src/platform/redis.js';
+import pg from 'pg';
+import { createPrisma } from '../../src/platform/db.js';
+import { withDatabase } from '../helpers/global-setup.js';
 import { systemClock } from '../../src/platform/clock.js';
 import { createSandboxRail } from '../../src/adapters/rails/sandbox/index.js';
 import { sandboxFxProvider } from '../../src/adapters/fx/sandbox/index.js';
@@ -29,20 +31,27 @@ import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.j
 const usd = (accountNumber: string) => ({ accountType: 'USD_ACCOUNT', accountInfo: { accountNumber, routingNumber: '021000021' }, identifierLast3: accountNumber.slice(-3) });
 
 describeRailContract('sandbox', async () => {
-  const redis = createRedis(inject('redisUrl'));
-  const prefix = `t_contract_${process.pid}_${Date.now()}`;
-  const adapter = createSandboxRail({ redis, prefix, now: () => Date.now(), delayScale: 0.01, slowMs: 1000, returnAfterMs: 60_000 });
+  // The simulated bank keeps its records in Postgres (issue 11): a database of this file's own, cloned from the template.
+  const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_rail${process.pid}`;
+  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
+  await admin.end();
+  const db = createPrisma(withDatabase(inject('databaseUrl'), dbName), 2);
+  const adapter = createSandboxRail({ db, now: () => Date.now(), delayScale: 0.01, slowMs: 1000, returnAfterMs: 60_000 });
   return {
     adapter,
     rail: 'RTP',
     currency: 'USD',
     completes: usd('123456789'),
     fails: usd('123456004'),
-    payoutCount: async (key) => ((await redis.exists(`${prefix}:sandbox-rail:sbx_${key.replace(/^Transaction:/, '')}`)) ? 1 : 0),
+    payoutCount: async (key) => db.sandboxBankPayout.count({ where: { idempotencyKey: key } }),
     async close() {
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
+      await db.$disconnect();
+      const drop = new pg.Client({ connectionString: inject('databaseUrl') });
+      await drop.connect();
+      await drop.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+      await drop.end();
     },
   };
 });

@@ -4,7 +4,7 @@ import { createTestEnv, eventually, type TestEnv } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 
 let env: TestEnv;
-const overrides = { SANDBOX_RAIL_DELAY_SCALE: '0.05', PAYMENT_STALE_MS: '500', QUOTE_EXPIRY_SWEEP_INTERVAL_MS: '200', PAYMENT_POLL_MIN_MS: '50' };
+const overrides = { SANDBOX_RAIL_DELAY_SCALE: '0.05', PAYMENT_STALE_MS: '500', QUOTE_EXPIRY_SWEEP_INTERVAL_MS: '200', PAYMENT_RECONCILE_INTERVAL_MS: '200', PAYMENT_RECONCILE_GRACE_MS: '500', PAYMENT_POLL_MIN_MS: '50' };
 
 beforeAll(async () => {
   env = await createTestEnv(overrides);
@@ -65,5 +65,6 @@ describe('a worker killed during settlement', () => {
     const sent = (await env.deps.prisma.transaction.findMany({ where: { id: { in: transactionIds } } })).reduce((sum, t) => sum + t.sentAmount, 0n);
     expect(await balances(env, c.accounts.USD!)).toEqual({ available: 1_000_000n - sent, held: 0n });
     await expectLedgerConsistent(env, p.platformId);
-  });
+    // Two real worker processes start here (each several seconds on a loaded machine): bounded by the waits above, not by the default 30 s.
+  }, 90_000);
 });

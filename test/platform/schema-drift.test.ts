@@ -44,6 +44,8 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'transactions.transactions_live_idx': 'the payments sweep scans only PENDING and PROCESSING transactions (partial)',
   'sca_challenges.sca_challenges_outstanding_idx': 'the SCA challenge expiry sweep scans only OUTSTANDING challenges (partial)',
   'sca_factor_resets.sca_factor_resets_open_idx': 'the factor-reset expiry sweep scans only open resets (partial)',
+  'webhook_events.webhook_events_due_idx': 'the webhook delivery sweeper scans only PENDING relayed events (partial, issue 11)',
+  'external_account_challenges.external_account_challenges_outcome_due_idx': 'the liveness-outcome sweeper scans only outstanding challenges with a recorded outcome (partial, issue 11)',
 };
 
 // ---------------------------------------------------------------------------------------------

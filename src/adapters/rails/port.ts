@@ -53,6 +53,12 @@ export interface PayoutResult {
   retryable?: boolean;
   /** How long until a status poll is worth it. */
   pollAfterMs?: number;
+  /**
+   * getPayoutStatus only, with status PENDING: the provider has no record of this payout (a 404 from
+   * its API). Never a failure: the service keeps the payment PROCESSING and, once this lasts
+   * PAYMENT_UNKNOWN_AFTER_MS after submission, reports it (pendingReason RAIL_PAYOUT_UNKNOWN).
+   */
+  notFound?: boolean;
 }
 
 /** An asynchronous outcome, pushed by the adapter through RailAdapterContext.reportPayoutStatus. */
@@ -92,7 +98,7 @@ export interface RailAdapter extends AdapterLifecycle {
   /** How long a payout normally takes, per rail or for all: reconciliation asks after that. */
   expectedSettlementMs?: number | Readonly<Record<string, number>>;
   submitPayout(req: PayoutRequest, opts?: CallOptions): Promise<PayoutResult>;
-  /** A reference the provider does not know reads as PENDING, never FAILED. */
+  /** A reference the provider does not know reads as PENDING (with notFound: true), never FAILED. */
   getPayoutStatus(reference: string, opts?: StatusOptions): Promise<PayoutResult>;
   /** Returns a failed or returned payout's funds; idempotent per idempotencyKey. */
   refundPayout(req: RefundRequest, opts?: CallOptions): Promise<RefundResult>;

@@ -13,7 +13,9 @@ import { getCustomerFacts, type CustomerFacts } from './external-accounts.custom
 import {
   identityOf, initialStatus, signatureFamilyOf, type ExternalAccountEvent, type ExternalAccountStatus, type OwnershipType,
 } from './external-accounts.model.js';
-import { enqueueBeneficiaryCheck } from './external-accounts.queue.js';
+import { beneficiaryCheckJobId, enqueueBeneficiaryCheck, EXTERNAL_ACCOUNTS_QUEUE, JOB_OPTIONS, type BeneficiaryCheckJob } from './external-accounts.queue.js';
+import { ensureJob, sweepDue } from '../../platform/durable.js';
+import { queueOf } from '../../platform/queue.js';
 import {
   abandonChallenges, accountNotFound, ANY_CUSTOMER, clearDefaultUmaDeposit, findAnyAccount, findLiveAccount, insertAccount, listAccounts, markDeleted,
   recordBeneficiaryResult, transition,
@@ -295,15 +297,17 @@ function beneficiaryNameOf(info: Record<string, unknown>): string | null {
 export async function sweepPendingChecks(deps: AppDeps): Promise<number> {
   const graceMs = Math.max(5_000, deps.config.EXTERNAL_ACCOUNT_SWEEP_INTERVAL_MS);
   const cutoff = new Date(deps.clock.now().getTime() - graceMs);
-  const rows = await deps.prisma.externalAccount.findMany({
-    where: { beneficiaryVerificationStatus: 'PENDING', isDeleted: false, updatedAt: { lt: cutoff } },
-    select: { id: true, platformId: true },
-    orderBy: { updatedAt: 'asc' },
-    take: deps.config.EXTERNAL_ACCOUNT_SWEEP_BATCH,
-  });
-  const round = `s${Math.floor(deps.clock.now().getTime() / deps.config.EXTERNAL_ACCOUNT_SWEEP_INTERVAL_MS)}`;
-  for (const r of rows) await enqueueBeneficiaryCheck(deps, { platformId: r.platformId, accountId: r.id }, round);
-  return rows.length;
+  const q = queueOf(deps, EXTERNAL_ACCOUNTS_QUEUE);
+  // Issue 11: the same job id as the first enqueue — a live check makes this a no-op, a lost or finished one is re-added.
+  return sweepDue(
+    deps,
+    EXTERNAL_ACCOUNTS_QUEUE,
+    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string }>>`
+      SELECT id, platform_id FROM external_accounts
+       WHERE beneficiary_verification_status = 'PENDING' AND is_deleted = false AND updated_at < ${cutoff}
+       ORDER BY updated_at LIMIT ${deps.config.EXTERNAL_ACCOUNT_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
+    (r) => ensureJob(q, 'beneficiary-check', { platformId: r.platform_id, accountId: r.id } satisfies BeneficiaryCheckJob, { jobId: beneficiaryCheckJobId(r.id), ...JOB_OPTIONS }),
+  );
 }
 
 /** Operator moves (A11: INACTIVE is set by the operator; reviews are approved by the operator). */

@@ -3,6 +3,7 @@ import { EXTERNAL_ACCOUNTS_QUEUE } from './external-accounts.queue.js';
 import { externalAccountPublicRoutes, externalAccountRoutes } from './external-accounts.routes.js';
 import { startExternalAccountsWorker } from './external-accounts.jobs.js';
 import { sweepPendingChecks } from './external-accounts.service.js';
+import { sweepLivenessOutcomes } from './ownership.service.js';
 
 export const externalAccountsModule: DomainModule = {
   name: 'external-accounts',
@@ -15,6 +16,13 @@ export const externalAccountsModule: DomainModule = {
       name: 'external-accounts-pending-sweep',
       intervalMs: (deps) => deps.config.EXTERNAL_ACCOUNT_SWEEP_INTERVAL_MS,
       run: sweepPendingChecks,
+    },
+    {
+      // Issue 11: liveness outcomes recorded on their challenge whose job was lost.
+      name: 'external-accounts-liveness-sweep',
+      intervalMs: (deps) => deps.config.JOB_SWEEP_INTERVAL_MS,
+      batch: (deps) => deps.config.JOB_SWEEP_BATCH,
+      run: sweepLivenessOutcomes,
     },
   ],
 };

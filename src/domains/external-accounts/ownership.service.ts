@@ -6,7 +6,9 @@ import { ConflictError, NotFoundError, NotImplementedError, ValidationError } fr
 import type { LivenessOutcome } from '../../adapters/liveness/port.js';
 import type { CanonicalAccountType } from './account-types.js';
 import { isOwnershipProvable, signatureFamilyOf, type OwnershipType } from './external-accounts.model.js';
-import { enqueueLivenessOutcome } from './external-accounts.queue.js';
+import { enqueueLivenessOutcome, EXTERNAL_ACCOUNTS_QUEUE, JOB_OPTIONS, livenessOutcomeJobId, type LivenessOutcomeJob } from './external-accounts.queue.js';
+import { ensureJob, sweepDue } from '../../platform/durable.js';
+import { queueOf } from '../../platform/queue.js';
 import { abandonChallenges, findOutstandingChallenge, insertChallenge, resolveChallenge, transition } from './external-accounts.repo.js';
 import type { ExternalAccountRecord } from './external-accounts.schemas.js';
 import { getExternalAccount, type AccountScope } from './external-accounts.service.js';
@@ -134,7 +136,32 @@ export async function getLivenessSession(deps: AppDeps, token: string): Promise<
  */
 export async function receiveLivenessOutcome(deps: AppDeps, token: string, outcome: LivenessOutcome): Promise<void> {
   const c = await findLivenessChallenge(deps, token);
-  await enqueueLivenessOutcome(deps, { platformId: c.platformId, challengeId: c.id, outcome });
+  // Recorded first (issue 11): the first outcome reported wins, and a job lost with Redis's data is re-added by the sweeper.
+  await deps.prisma.externalAccountChallenge.updateMany({ where: { id: c.id, status: 'OUTSTANDING', livenessOutcome: null }, data: { livenessOutcome: outcome, outcomeReceivedAt: deps.clock.now() } });
+  const recorded = await deps.prisma.externalAccountChallenge.findUniqueOrThrow({ where: { id: c.id }, select: { livenessOutcome: true } });
+  await enqueueLivenessOutcome(deps, { platformId: c.platformId, challengeId: c.id, outcome: (recorded.livenessOutcome ?? outcome) as LivenessOutcome });
+}
+
+/**
+ * Sweeper (issue 11): liveness outcomes recorded on an OUTSTANDING challenge JOB_SWEEP_GRACE_MS ago and
+ * still not applied get their job again (same id: a no-op while it is live).
+ */
+export async function sweepLivenessOutcomes(deps: AppDeps): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - deps.config.JOB_SWEEP_GRACE_MS);
+  const q = queueOf(deps, EXTERNAL_ACCOUNTS_QUEUE);
+  return sweepDue(
+    deps,
+    EXTERNAL_ACCOUNTS_QUEUE,
+    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
+      SELECT id, platform_id, liveness_outcome FROM external_account_challenges
+       WHERE status = 'OUTSTANDING' AND liveness_outcome IS NOT NULL AND outcome_received_at < ${cutoff}
+       ORDER BY outcome_received_at LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
+    (c) =>
+      ensureJob(q, 'liveness-outcome', { platformId: c.platform_id, challengeId: c.id, outcome: c.liveness_outcome } satisfies LivenessOutcomeJob, {
+        jobId: livenessOutcomeJobId(c.id),
+        ...JOB_OPTIONS,
+      }),
+  );
 }
 
 /** Worker: PENDING_OWNERSHIP_VERIFICATION → ACTIVE (passed) or UNVERIFIED (failed). Idempotent. */

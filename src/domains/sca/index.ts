@@ -3,7 +3,7 @@ import { scaRoutes } from './sca.routes.js';
 import { SCA_QUEUE } from './sca.queue.js';
 import { startScaWorker } from './sca.jobs.js';
 import { expireScaChallenges } from './authorization.service.js';
-import { expireResets } from './reset.service.js';
+import { expireResets, sweepResetReviews } from './reset.service.js';
 
 export const scaModule: DomainModule = {
   name: 'sca',
@@ -13,6 +13,8 @@ export const scaModule: DomainModule = {
   loops: [
     { name: 'sca-challenge-expiry', intervalMs: (deps) => deps.config.SCA_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.SCA_SWEEP_BATCH, run: expireScaChallenges },
     { name: 'sca-reset-expiry', intervalMs: (deps) => deps.config.SCA_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.SCA_SWEEP_BATCH, run: expireResets },
+    // Issue 11: factor-reset reviews whose job was lost (the verdict is recorded on the reset).
+    { name: 'sca-reset-review-sweep', intervalMs: (deps) => deps.config.JOB_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.JOB_SWEEP_BATCH, run: sweepResetReviews },
   ],
 };
 

@@ -11,7 +11,9 @@ import type { ScaFactorReset } from '../../generated/prisma/client.js';
 import { getScaCustomer } from './sca.customers.js';
 import { revokeSessions } from './login.service.js';
 import { OPEN_RESET_STATUSES, resetTransitions, type ResetEvent, type ResetFactor, type ResetStatus } from './sca.model.js';
-import { enqueueResetLivenessOutcome } from './sca.queue.js';
+import { enqueueResetLivenessOutcome, RESET_JOB_OPTIONS, resetOutcomeJobId, SCA_QUEUE, type ResetLivenessOutcomeJob } from './sca.queue.js';
+import { ensureJob, sweepDue } from '../../platform/durable.js';
+import { queueOf } from '../../platform/queue.js';
 
 /**
  * SCA factor reset (spec "SCA factor reset"; decisions A15, B§6.5): liveness proves the person, then
@@ -24,7 +26,7 @@ const DAY_MS = 86_400_000;
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** The one way a reset's status changes: compare-and-set, with its history row, in the caller's transaction. */
-async function transitionReset(ctx: Ctx, tx: TenantTx, r: ScaFactorReset, event: ResetEvent, data: Partial<Pick<ScaFactorReset, 'completedAt' | 'mobile'>> = {}): Promise<void> {
+async function transitionReset(ctx: Ctx, tx: TenantTx, r: ScaFactorReset, event: ResetEvent, data: Partial<Pick<ScaFactorReset, 'completedAt' | 'mobile' | 'livenessOutcome' | 'reviewDueAt'>> = {}): Promise<void> {
   const to = nextStatus(resetTransitions, 'The factor reset', event, r.status as ResetStatus);
   const now = ctx.clock.now();
   const moved = await tx.scaFactorReset.updateMany({
@@ -170,14 +172,39 @@ export async function receiveResetLivenessOutcome(deps: AppDeps, token: string, 
   const r = await findOpenSession(deps, token);
   if (!r) return 'UNKNOWN_SESSION';
   const ctx = ctxFor(deps, r.platformId);
+  // The verdict and its review time are recorded with the move (issue 11): the delayed job is the fast
+  // path, and the sweeper (sweepResetReviews) queues it again if Redis lost it.
+  const reviewDueAt = new Date(deps.clock.now().getTime() + deps.config.SCA_RESET_REVIEW_DELAY_MS);
   try {
-    await ctx.db.$transaction((tx) => transitionReset(ctx, tx, r, 'livenessSubmitted'));
+    await ctx.db.$transaction((tx) => transitionReset(ctx, tx, r, 'livenessSubmitted', { livenessOutcome: outcome, reviewDueAt }));
   } catch (err) {
     if (err instanceof IllegalTransitionError) return 'UNKNOWN_SESSION';
     throw err;
   }
   await enqueueResetLivenessOutcome(deps, { platformId: r.platformId, resetId: r.id, outcome });
   return 'ACCEPTED';
+}
+
+/**
+ * Sweeper (issue 11): resets in PENDING_REVIEW whose review was due JOB_SWEEP_GRACE_MS ago get their
+ * job again, with the recorded verdict (same job id: a no-op while it is live).
+ */
+export async function sweepResetReviews(deps: AppDeps): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - deps.config.JOB_SWEEP_GRACE_MS);
+  const q = queueOf(deps, SCA_QUEUE);
+  return sweepDue(
+    deps,
+    SCA_QUEUE,
+    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
+      SELECT id, platform_id, liveness_outcome FROM sca_factor_resets
+       WHERE status = 'PENDING_REVIEW' AND liveness_outcome IS NOT NULL AND review_due_at < ${cutoff}
+       ORDER BY review_due_at LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
+    (r) =>
+      ensureJob(q, 'reset-liveness-outcome', { platformId: r.platform_id, resetId: r.id, outcome: r.liveness_outcome } satisfies ResetLivenessOutcomeJob, {
+        jobId: resetOutcomeJobId(r.id),
+        ...RESET_JOB_OPTIONS,
+      }),
+  );
 }
 
 /** Worker: PENDING_REVIEW → LIVENESS_PASSED or REJECTED. Idempotent (a repeated job finds the reset moved). */

@@ -12,12 +12,14 @@ export interface ResetLivenessOutcomeJob {
 
 /** BullMQ forbids ':' in custom job ids. */
 const jobId = (...parts: string[]) => parts.join('_').replace(/:/g, '-');
+export const resetOutcomeJobId = (resetId: string) => jobId('rl', resetId);
+export const RESET_JOB_OPTIONS = { attempts: 5, backoff: { type: 'exponential' as const, delay: 1000 } };
 
+/** The verdict is recorded on the reset (liveness_outcome, review_due_at) before this is queued. */
 export async function enqueueResetLivenessOutcome(deps: AppDeps, job: ResetLivenessOutcomeJob): Promise<void> {
   await queueOf(deps, SCA_QUEUE).add('reset-liveness-outcome', job, {
-    jobId: jobId('rl', job.resetId),
+    jobId: resetOutcomeJobId(job.resetId),
     delay: deps.config.SCA_RESET_REVIEW_DELAY_MS,
-    attempts: 5,
-    backoff: { type: 'exponential', delay: 1000 },
+    ...RESET_JOB_OPTIONS,
   });
 }

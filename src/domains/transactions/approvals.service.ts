@@ -5,8 +5,7 @@ import type { Transaction } from '../../generated/prisma/client.js';
 import { holdAndProcess } from '../quotes/quotes.service.js';
 import { releaseDailyUsage } from '../agents/agents.policy.js';
 import { startRefund, transitionTransaction } from './transactions.repo.js';
-import { enqueueSubmit, PAYMENTS_QUEUE } from './transactions.jobs.js';
-import { queueOf } from '../../platform/queue.js';
+import { enqueueRefund, enqueueSubmit } from './transactions.jobs.js';
 import { getTransaction } from './transactions.service.js';
 
 const notPendingApproval = () => new ConflictError('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', 'The transaction is not waiting for platform approval (not pending, already decided, or timed out).');
@@ -94,11 +93,7 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason?: string): 
     })
     .catch((err) => mapRace(err, () => notCancellable('already settled or decided')));
   const after = await getTransaction(ctx, id);
-  if (after.refundStatus === 'PENDING') await enqueueRefund(ctx, after.id);
+  // The refund job now rather than at the next sweep (the job is idempotent).
+  if (after.refundStatus === 'PENDING') await enqueueRefund(ctx, { platformId: ctx.platformId, transactionId: after.id });
   return after;
-}
-
-/** The refund job now rather than at the next sweep (the job is idempotent). */
-async function enqueueRefund(ctx: Ctx, transactionId: string): Promise<void> {
-  await queueOf(ctx, PAYMENTS_QUEUE).add('refund', { platformId: ctx.platformId, transactionId }, { jobId: `refund_${transactionId.slice(transactionId.indexOf(':') + 1)}_cancel`, attempts: 50, backoff: { type: 'exponential', delay: 1000 } });
 }

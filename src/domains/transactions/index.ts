@@ -1,6 +1,6 @@
 import type { DomainModule } from '../../platform/module.js';
 import { transactionRoutes } from './transactions.routes.js';
-import { PAYMENTS_QUEUE, startPaymentsWorker, sweepPayments } from './transactions.jobs.js';
+import { PAYMENTS_QUEUE, startPaymentsWorker, sweepPayments, sweepPaymentWork } from './transactions.jobs.js';
 
 export const transactionsModule: DomainModule = {
   name: 'transactions',
@@ -13,6 +13,13 @@ export const transactionsModule: DomainModule = {
       intervalMs: (deps) => deps.config.QUOTE_EXPIRY_SWEEP_INTERVAL_MS,
       batch: (deps) => deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
       run: sweepPayments,
+    },
+    {
+      // Issue 11: lost submissions and refunds re-enqueued from Postgres; reconciliation with the rails.
+      name: 'payments-reconcile',
+      intervalMs: (deps) => deps.config.PAYMENT_RECONCILE_INTERVAL_MS,
+      batch: (deps) => deps.config.PAYMENT_RECONCILE_BATCH,
+      run: sweepPaymentWork,
     },
   ],
 };

@@ -114,7 +114,12 @@ async function load(ctx: Ctx, id: string): Promise<Transaction | null> {
   return ctx.db.transaction.findUnique({ where: { id } });
 }
 
-export type StepOutcome = { next: 'DONE' } | { next: 'POLL'; afterMs: number } | { next: 'REFUND' };
+/**
+ * What a step leads to. SKIP: the step found nothing to do (the payment moved on, a stale or foreign
+ * report) and leaves the payment's check schedule alone — a late duplicate job must not end the watch
+ * of a completed payment for a bank return.
+ */
+export type StepOutcome = { next: 'DONE' } | { next: 'POLL'; afterMs: number } | { next: 'REFUND' } | { next: 'SKIP' };
 
 /** Marks a processing payment COMPLETED and posts the settle journal, once. */
 async function complete(ctx: Ctx, t: Transaction): Promise<void> {
@@ -164,7 +169,9 @@ export async function applyPayoutResult(ctx: Ctx, t: Transaction, r: PayoutResul
       await bankReturn(ctx, t);
       return { next: 'REFUND' };
     }
-    return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };
+    if (r.status === 'COMPLETED') return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };
+    // A stale answer (the submit's PENDING, applied after a pushed COMPLETED): changes nothing, schedules nothing.
+    return { next: 'SKIP' };
   }
   return { next: 'DONE' };
 }
@@ -177,20 +184,21 @@ export async function applyPayoutResult(ctx: Ctx, t: Transaction, r: PayoutResul
 export async function submitPayment(deps: AppDeps, platformId: string, transactionId: string): Promise<StepOutcome> {
   const ctx = ctxFor(deps, platformId);
   const t = await load(ctx, transactionId);
-  if (!t || t.status !== 'PROCESSING') return { next: 'DONE' };
+  if (!t || t.status !== 'PROCESSING') return { next: 'SKIP' };
   if (t.destinationKind === 'INTERNAL') {
     await complete(ctx, t);
     return { next: 'DONE' };
   }
-  if (t.railReference) return pollPayment(deps, platformId, transactionId);
+  // Already submitted: its check schedule (reconcile_after, reconciliation) owns the rest.
+  if (t.railReference) return { next: 'SKIP' };
   // Claim the submission before calling the rail: a cancel (which locks the row) either happens
   // first, and this claim then finds the payment no longer PROCESSING, or sees the claim and
   // refuses; the hold is never released while a payout may be in flight.
   const claimed = await ctx.db.transaction.updateMany({ where: { id: t.id, status: 'PROCESSING', railReference: null, submittedAt: null }, data: { submittedAt: ctx.clock.now() } });
   if (claimed.count === 0) {
     const fresh = await load(ctx, t.id);
-    if (!fresh || fresh.status !== 'PROCESSING') return { next: 'DONE' };
-    if (fresh.railReference) return pollPayment(deps, platformId, transactionId);
+    if (!fresh || fresh.status !== 'PROCESSING') return { next: 'SKIP' };
+    if (fresh.railReference) return { next: 'SKIP' };
     // Claimed by an attempt that died mid-call: resubmitting with the same idempotency key is safe.
   }
   const destination = await payoutDestination(ctx, t);
@@ -215,7 +223,7 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
     throw err;
   }
   await recordSubmission(deps, ctx, t, result.reference);
-  return untilPushed(rail, await applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS));
+  return applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS);
 }
 
 /**
@@ -228,18 +236,46 @@ export async function recordSubmission(deps: AppDeps, ctx: Ctx, t: Transaction, 
   await ctx.db.transaction.updateMany({ where: { id: t.id, railReference: null }, data: { railReference: reference, submittedAt: now, reconcileAfter } });
 }
 
-/** A push adapter reports outcomes itself: no poll chain for it (reconciliation still asks when late). */
-function untilPushed(rail: RailAdapter, outcome: StepOutcome): StepOutcome {
-  return outcome.next === 'POLL' && rail.statusDelivery === 'push' ? { next: 'DONE' } : outcome;
-}
-
+/**
+ * Asks the rail about a submitted payment (a poll, or reconciliation) and applies the answer. A push
+ * adapter's POLL outcome starts no poll chain (the jobs' scheduleNext leaves it to reconciliation).
+ */
 export async function pollPayment(deps: AppDeps, platformId: string, transactionId: string): Promise<StepOutcome> {
   const ctx = ctxFor(deps, platformId);
   const t = await load(ctx, transactionId);
-  if (!t || !t.railReference || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED')) return { next: 'DONE' };
+  if (!t || !t.railReference || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED')) return { next: 'SKIP' };
   const rail = railFor(deps, t.paymentRail ?? 'NONE');
   const result = await rail.getPayoutStatus(t.railReference, { idempotencyKey: t.id });
-  return untilPushed(rail, await applyPayoutResult(ctx, t, result, deps.config.PAYMENT_POLL_MIN_MS));
+  if (t.status === 'PROCESSING') await noteRailKnowledge(deps, ctx, t, rail, result);
+  return applyPayoutResult(ctx, t, result, deps.config.PAYMENT_POLL_MIN_MS);
+}
+
+/** The status reason of a PROCESSING payment its rail has no record of (issue 11). */
+export const RAIL_PAYOUT_UNKNOWN = 'RAIL_PAYOUT_UNKNOWN';
+
+/**
+ * A payment the rail does not know (`notFound`) PAYMENT_UNKNOWN_AFTER_MS after its submission is
+ * reported: pendingReason RAIL_PAYOUT_UNKNOWN on the transaction (the API shows it; the
+ * payments_rail_unknown gauge counts them) and a warn log. It stays PROCESSING with the sender's
+ * money held: unknown is pending, never a guess — the rail answered the submission, so it did
+ * receive it, and only the rail (or an operator) can say what became of it. Reconciliation keeps
+ * asking; the reason is cleared as soon as the rail knows the payout again.
+ */
+async function noteRailKnowledge(deps: AppDeps, ctx: Ctx, t: Transaction, rail: RailAdapter, result: PayoutResult): Promise<void> {
+  if (result.notFound === true) {
+    if (t.pendingReason === RAIL_PAYOUT_UNKNOWN) return;
+    const since = t.submittedAt ?? t.updatedAt;
+    if (ctx.clock.now().getTime() - since.getTime() < deps.config.PAYMENT_UNKNOWN_AFTER_MS) return;
+    const marked = await ctx.db.transaction.updateMany({ where: { id: t.id, status: 'PROCESSING', pendingReason: null }, data: { pendingReason: RAIL_PAYOUT_UNKNOWN } });
+    if (marked.count === 1) {
+      ctx.logger.warn({ transactionId: t.id, adapter: rail.id, reference: t.railReference, submittedAt: since.toISOString() }, 'the rail does not know this payment: left PROCESSING, money held, reported (pendingReason RAIL_PAYOUT_UNKNOWN)');
+    }
+    return;
+  }
+  if (t.pendingReason === RAIL_PAYOUT_UNKNOWN) {
+    await ctx.db.transaction.updateMany({ where: { id: t.id, pendingReason: RAIL_PAYOUT_UNKNOWN }, data: { pendingReason: null } });
+    ctx.logger.info({ transactionId: t.id, adapter: rail.id }, 'the rail knows the payment again');
+  }
 }
 
 /**
@@ -249,7 +285,7 @@ export async function pollPayment(deps: AppDeps, platformId: string, transaction
 export async function applyPayoutReport(deps: AppDeps, platformId: string, transactionId: string, result: PayoutResult): Promise<StepOutcome> {
   const ctx = ctxFor(deps, platformId);
   let t = await load(ctx, transactionId);
-  if (!t || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED') || t.destinationKind === 'INTERNAL') return { next: 'DONE' };
+  if (!t || (t.status !== 'PROCESSING' && t.status !== 'COMPLETED') || t.destinationKind === 'INTERNAL') return { next: 'SKIP' };
   if (!t.railReference && t.status === 'PROCESSING') {
     // Pushed before the submit's answer was committed: the reference is the same either way.
     await recordSubmission(deps, ctx, t, result.reference);
@@ -257,7 +293,7 @@ export async function applyPayoutReport(deps: AppDeps, platformId: string, trans
   }
   if (t.railReference !== result.reference) {
     ctx.logger.warn({ transactionId, reported: result.reference, stored: t.railReference }, 'payout report for another reference ignored');
-    return { next: 'DONE' };
+    return { next: 'SKIP' };
   }
   return applyPayoutResult(ctx, t, result, deps.config.PAYMENT_POLL_MIN_MS);
 }

@@ -2,8 +2,10 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf } from '../../platform/queue.js';
+import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import { applyPayoutReport, pollPayment, refundPayment, submitPayment, type StepOutcome } from './settlement.service.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
+import { railFor } from '../../adapters/rails/registry.js';
 import { expireQuote } from './transactions.service.js';
 
 export const PAYMENTS_QUEUE = 'payments';
@@ -13,42 +15,101 @@ export interface PaymentJob {
   transactionId: string;
   /** `report` jobs: the outcome an adapter pushed. */
   result?: PayoutResult;
+  /**
+   * `poll` and `reconcile` jobs: the `reconcile_after` (epoch ms) they were queued under — the
+   * payment's schedule token. Only the job holding the current token schedules the next check, so a
+   * payment never has two poll chains (a chain's job outlived by a reconciliation claim does its
+   * check, which is idempotent, and stops there).
+   */
+  token?: number;
 }
 
 const uuidOf = (id: string) => id.slice(id.indexOf(':') + 1);
 /** Retries of a job that threw (provider down, refund still pending); outcomes are idempotent. */
 const JOB_RETRY = { attempts: 50, backoff: { type: 'exponential' as const, delay: 1000 } };
 
-/** Queues the rail submission of an executed payment. `attempt` distinguishes sweep re-queues. */
-export async function enqueueSubmit(deps: AppDeps, data: PaymentJob, attempt = ''): Promise<void> {
-  await queueOf(deps, PAYMENTS_QUEUE).add('submit', data, { jobId: `submit_${uuidOf(data.transactionId)}${attempt}`, ...JOB_RETRY });
+/**
+ * Deterministic job ids (issue 11): the sweepers derive the same id from the transaction row, so a
+ * re-enqueue of a job still live in Redis is a no-op, and one lost with Redis's data is added again.
+ */
+export const submitJobId = (transactionId: string) => jobIdOf('submit', uuidOf(transactionId));
+export const refundJobId = (transactionId: string) => jobIdOf('refund', uuidOf(transactionId));
+/**
+ * The sweeper's id for a submission or refund overdue by PAYMENT_STALE_MS: derived from the row as it
+ * stands (its updated_at), so repeated sweeps of an unchanged row re-enqueue at most one job, and a
+ * first job stuck with a dead worker (active until its lock expires) is not waited for. Submitting
+ * and refunding are idempotent (rail idempotency keys, compare-and-set commits).
+ */
+const staleJobId = (kind: 'submit' | 'refund', transactionId: string, updatedAt: Date) => jobIdOf(kind, uuidOf(transactionId), `r${updatedAt.getTime()}`);
+const checkJobId = (kind: 'poll' | 'reconcile', transactionId: string, token: Date) => jobIdOf(kind, uuidOf(transactionId), token.getTime());
+
+/** Queues the rail submission of an executed payment (Postgres: PROCESSING without a rail reference). */
+export async function enqueueSubmit(deps: AppDeps, data: PaymentJob): Promise<void> {
+  await queueOf(deps, PAYMENTS_QUEUE).add('submit', data, { jobId: submitJobId(data.transactionId), ...JOB_RETRY });
 }
 
-/** Queues an outcome an adapter pushed; `fingerprint` makes a redelivered identical report a no-op. */
-export async function enqueuePayoutReport(deps: AppDeps, data: Required<PaymentJob>, fingerprint: string): Promise<void> {
-  await queueOf(deps, PAYMENTS_QUEUE).add('report', data, { jobId: `report_${uuidOf(data.transactionId)}_${fingerprint}`, ...JOB_RETRY });
+/** Queues a pending refund (Postgres: refund_status PENDING). */
+export async function enqueueRefund(deps: AppDeps, data: PaymentJob): Promise<void> {
+  await queueOf(deps, PAYMENTS_QUEUE).add('refund', { platformId: data.platformId, transactionId: data.transactionId }, { jobId: refundJobId(data.transactionId), ...JOB_RETRY });
 }
 
 /**
- * One step of a payment. `report` (a pushed outcome) and `reconcile` (the sweep asking a late
- * payment's rail) apply the answer like a poll, but start no poll chain of their own: the regular
- * chain, if any, goes on, and reconciliation asks again after PAYMENT_RECONCILE_RETRY_MS.
+ * Queues an outcome an adapter pushed; `fingerprint` makes a redelivered identical report a no-op.
+ * Not recorded in Postgres: the rail is the record of its own outcomes, and a lost report is caught
+ * by reconciliation, which asks the rail.
  */
+export async function enqueuePayoutReport(deps: AppDeps, data: Required<Omit<PaymentJob, 'token'>>, fingerprint: string): Promise<void> {
+  await queueOf(deps, PAYMENTS_QUEUE).add('report', data, { jobId: `report_${uuidOf(data.transactionId)}_${fingerprint}`, ...JOB_RETRY });
+}
+
+/** Moves the payment's schedule token (`reconcile_after`) from `from` to `to`; false when someone else moved it. */
+async function moveSchedule(deps: AppDeps, id: string, from: Date | null, to: Date | null): Promise<boolean> {
+  const moved = await deps.prisma.transaction.updateMany({ where: { id, reconcileAfter: from }, data: { reconcileAfter: to } });
+  return moved.count === 1;
+}
+
+/**
+ * After a step that talked to the rail (submit, poll, reconcile, report): records in Postgres when the
+ * rail should be asked next (`reconcile_after`) and, for polling rails, queues that poll as the fast
+ * path. `token`: the schedule this job ran under (poll/reconcile), else the row's current one.
+ *   SKIP            the step did nothing: the schedule is left as it is
+ *   DONE / REFUND   no further check (null); REFUND also queues the refund (refund_status PENDING
+ *                   is its durable record)
+ *   POLL, poll rail next check after the rail's pollAfterMs (bounded by PAYMENT_POLL_MIN/MAX_MS),
+ *                   recorded as that time + PAYMENT_RECONCILE_GRACE_MS: reconciliation steps in
+ *                   only if the poll job is that late (lost)
+ *   POLL, push rail no poll: reconciliation asks every PAYMENT_RECONCILE_RETRY_MS
+ * A completed payment is watched for a bank return (POLL after COMPLETED) only within
+ * PAYMENT_RETURN_WINDOW_MS of its settlement.
+ */
+async function scheduleNext(deps: AppDeps, data: PaymentJob, outcome: StepOutcome, token: number | undefined): Promise<void> {
+  if (outcome.next === 'SKIP') return;
+  const row = await deps.prisma.transaction.findUnique({ where: { id: data.transactionId }, select: { status: true, reconcileAfter: true, settledAt: true, paymentRail: true } });
+  if (!row) return;
+  const from = token !== undefined ? new Date(token) : row.reconcileAfter;
+  const now = deps.clock.now();
+  if (outcome.next === 'REFUND') await enqueueRefund(deps, data);
+  let next = outcome;
+  if (next.next === 'POLL' && row.status === 'COMPLETED' && row.settledAt && now.getTime() - row.settledAt.getTime() >= deps.config.PAYMENT_RETURN_WINDOW_MS) next = { next: 'DONE' };
+  if (next.next !== 'POLL' || (row.status !== 'PROCESSING' && row.status !== 'COMPLETED')) {
+    if (from !== null || row.reconcileAfter !== null) await moveSchedule(deps, data.transactionId, from, null);
+    return;
+  }
+  if (railFor(deps, row.paymentRail ?? 'NONE').statusDelivery === 'push') {
+    if (!from || from.getTime() <= now.getTime()) await moveSchedule(deps, data.transactionId, from, new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS));
+    return;
+  }
+  const delay = Math.min(Math.max(next.afterMs, deps.config.PAYMENT_POLL_MIN_MS), deps.config.PAYMENT_POLL_MAX_MS);
+  const due = new Date(now.getTime() + delay + deps.config.PAYMENT_RECONCILE_GRACE_MS);
+  if (!(await moveSchedule(deps, data.transactionId, from, due))) return;
+  const job: PaymentJob = { platformId: data.platformId, transactionId: data.transactionId, token: due.getTime() };
+  await queueOf(deps, PAYMENTS_QUEUE).add('poll', job, { jobId: checkJobId('poll', data.transactionId, due), delay, ...JOB_RETRY });
+}
+
 async function runStep(deps: AppDeps, name: string, data: PaymentJob): Promise<StepOutcome> {
   if (name === 'submit') return submitPayment(deps, data.platformId, data.transactionId);
   if (name === 'report') return applyPayoutReport(deps, data.platformId, data.transactionId, data.result!);
   return pollPayment(deps, data.platformId, data.transactionId);
-}
-
-async function followUp(deps: AppDeps, data: PaymentJob, outcome: StepOutcome): Promise<void> {
-  const q = queueOf(deps, PAYMENTS_QUEUE);
-  const now = deps.clock.now().getTime();
-  if (outcome.next === 'POLL') {
-    const delay = Math.min(outcome.afterMs, deps.config.PAYMENT_POLL_MAX_MS);
-    await q.add('poll', data, { jobId: `poll_${uuidOf(data.transactionId)}_${now}`, delay, ...JOB_RETRY });
-  } else if (outcome.next === 'REFUND') {
-    await q.add('refund', data, { jobId: `refund_${uuidOf(data.transactionId)}_${now}`, ...JOB_RETRY });
-  }
 }
 
 export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions): Worker {
@@ -58,76 +119,90 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
       const data = job.data;
       if (job.name === 'refund') return refundPayment(deps, data.platformId, data.transactionId);
       const outcome = await runStep(deps, job.name, data);
-      const chains = job.name === 'submit' || job.name === 'poll';
-      await followUp(deps, { platformId: data.platformId, transactionId: data.transactionId }, chains || outcome.next === 'REFUND' ? outcome : { next: 'DONE' });
+      await scheduleNext(deps, { platformId: data.platformId, transactionId: data.transactionId }, outcome, job.name === 'poll' || job.name === 'reconcile' ? data.token : undefined);
       return outcome.next;
     },
     { connection, prefix: `${deps.config.REDIS_PREFIX}:bull`, concurrency: deps.config.PAYMENT_CONCURRENCY },
   );
 }
 
-/**
- * Bounded sweep: expires quotes past `expiresAt`; re-queues steps that were lost (a process that
- * died between its commit and its enqueue): submissions never made and refunds still PENDING; and
- * reconciles (reconcilePayments). Every step is idempotent, so a re-queue is harmless.
- */
+/** Bounded sweep (QUOTE_EXPIRY_SWEEP_INTERVAL_MS): expires quotes past `expiresAt`. */
 export async function sweepPayments(deps: AppDeps): Promise<number> {
   const now = deps.clock.now();
-  const batch = deps.config.QUOTE_EXPIRY_SWEEP_BATCH;
   const expired = await deps.prisma.quote.findMany({
     where: { status: 'PENDING', expiresAt: { lt: now } },
     select: { id: true, platformId: true },
     orderBy: { expiresAt: 'asc' },
-    take: batch,
+    take: deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
   });
   for (const q of expired) await expireQuote(ctxFor(deps, q.platformId), q.id).catch((err) => deps.logger.warn({ err, quoteId: q.id }, 'expiry failed'));
-
-  const staleBefore = new Date(now.getTime() - deps.config.PAYMENT_STALE_MS);
-  const stale = await deps.prisma.transaction.findMany({
-    where: { OR: [{ status: 'PROCESSING', railReference: null }, { refundStatus: 'PENDING' }], updatedAt: { lt: staleBefore } },
-    select: { id: true, platformId: true, status: true, refundStatus: true, railReference: true },
-    take: batch,
-  });
-  const bucket = `_s${Math.floor(now.getTime() / deps.config.PAYMENT_STALE_MS)}`;
-  const q = queueOf(deps, PAYMENTS_QUEUE);
-  for (const t of stale) {
-    const data = { platformId: t.platformId, transactionId: t.id };
-    const name = t.refundStatus === 'PENDING' ? 'refund' : t.railReference ? 'poll' : 'submit';
-    await q.add(name, data, { jobId: `${name}_${uuidOf(t.id)}${bucket}`, ...JOB_RETRY });
-  }
-  return expired.length + stale.length + (await reconcilePayments(deps));
+  return expired.length;
 }
 
 /**
- * Reconciliation: payments still PROCESSING after their rail's expected time (plus PAYMENT_STALE_MS;
- * `reconcile_after`, set at submission) — a lost callback, a lost poll — get a `reconcile` job that
- * asks the rail and applies the answer through applyPayoutResult. The claim moves `reconcile_after`
- * forward by PAYMENT_RECONCILE_RETRY_MS in the same statement (SKIP LOCKED), so concurrent sweeps
- * never take the same payment and a payment still pending is asked again only after that.
+ * Reconciliation loop (PAYMENT_RECONCILE_INTERVAL_MS; issue 11): re-enqueues lost submissions and
+ * refunds (what Postgres says is owed and no live job holds) and asks the rails about payments
+ * whose check is due (reconcilePayments). Every step is idempotent, so a re-queue is harmless.
+ */
+export async function sweepPaymentWork(deps: AppDeps): Promise<number> {
+  const staleBefore = new Date(deps.clock.now().getTime() - deps.config.PAYMENT_STALE_MS);
+  const batch = deps.config.PAYMENT_RECONCILE_BATCH;
+  const q = queueOf(deps, PAYMENTS_QUEUE);
+  const submits = await sweepDue(
+    deps,
+    PAYMENTS_QUEUE,
+    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
+      SELECT id, platform_id, updated_at FROM transactions
+       WHERE status = 'PROCESSING' AND rail_reference IS NULL AND updated_at < ${staleBefore}
+       ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+    (t) => ensureJob(q, 'submit', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('submit', t.id, t.updated_at), ...JOB_RETRY }),
+  );
+  const refunds = await sweepDue(
+    deps,
+    PAYMENTS_QUEUE,
+    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
+      SELECT id, platform_id, updated_at FROM transactions
+       WHERE refund_status = 'PENDING' AND updated_at < ${staleBefore}
+       ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+    (t) => ensureJob(q, 'refund', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('refund', t.id, t.updated_at), ...JOB_RETRY }),
+  );
+  return submits + refunds + (await reconcilePayments(deps));
+}
+
+/**
+ * Reconciliation: payments whose check is due (`reconcile_after` past) — PROCESSING ones (a lost
+ * callback, a lost poll: at submission the rail's expected time plus PAYMENT_STALE_MS) and completed
+ * ones still watched for a bank return within PAYMENT_RETURN_WINDOW_MS — get a `reconcile` job that
+ * asks the rail and applies the answer through applyPayoutResult, the callbacks' path. The claim
+ * moves `reconcile_after` forward by PAYMENT_RECONCILE_RETRY_MS in the same statement (SKIP LOCKED),
+ * so concurrent sweeps never take the same payment; the job holds that value as its token.
  */
 export async function reconcilePayments(deps: AppDeps): Promise<number> {
   const now = deps.clock.now();
   const due = await claimDuePayments(deps, now);
   const q = queueOf(deps, PAYMENTS_QUEUE);
   for (const t of due) {
-    await q.add('reconcile', { platformId: t.platformId, transactionId: t.id }, { jobId: `reconcile_${uuidOf(t.id)}_${now.getTime()}`, ...JOB_RETRY });
+    const job: PaymentJob = { platformId: t.platformId, transactionId: t.id, token: t.token.getTime() };
+    await q.add('reconcile', job, { jobId: checkJobId('reconcile', t.id, t.token), ...JOB_RETRY });
   }
-  if (due.length) deps.logger.info({ count: due.length }, 'reconciling late payments');
+  if (due.length) deps.logger.info({ count: due.length }, 'reconciling payments');
   return due.length;
 }
 
 /** The claim: at most PAYMENT_RECONCILE_BATCH due payments, each taken by one caller only. */
-export async function claimDuePayments(deps: AppDeps, now: Date): Promise<Array<{ id: string; platformId: string }>> {
+export async function claimDuePayments(deps: AppDeps, now: Date): Promise<Array<{ id: string; platformId: string; token: Date }>> {
   const next = new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS);
-  const due = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string }>>`
+  const watchedSince = new Date(now.getTime() - deps.config.PAYMENT_RETURN_WINDOW_MS);
+  const due = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string; reconcile_after: Date }>>`
     UPDATE "transactions" SET "reconcile_after" = ${next}
      WHERE "id" IN (
        SELECT "id" FROM "transactions"
-        WHERE "status" = 'PROCESSING' AND "rail_reference" IS NOT NULL AND "destination_kind" <> 'INTERNAL'
-          AND ("reconcile_after" IS NULL OR "reconcile_after" <= ${now})
+        WHERE "rail_reference" IS NOT NULL AND "destination_kind" <> 'INTERNAL'
+          AND (("status" = 'PROCESSING' AND ("reconcile_after" IS NULL OR "reconcile_after" <= ${now}))
+            OR ("status" = 'COMPLETED' AND "reconcile_after" <= ${now} AND "settled_at" > ${watchedSince}))
         ORDER BY "reconcile_after" NULLS FIRST
         LIMIT ${deps.config.PAYMENT_RECONCILE_BATCH}
         FOR UPDATE SKIP LOCKED)
-    RETURNING "id", "platform_id"`;
-  return due.map((r) => ({ id: r.id, platformId: r.platform_id }));
+    RETURNING "id", "platform_id", "reconcile_after"`;
+  return due.map((r) => ({ id: r.id, platformId: r.platform_id, token: r.reconcile_after }));
 }

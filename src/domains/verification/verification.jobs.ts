@@ -2,6 +2,7 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf } from '../../platform/queue.js';
+import { ensureJob, sweepDue } from '../../platform/durable.js';
 import type { Verification } from '../../generated/prisma/client.js';
 import type { KycOutcome } from '../../adapters/kyc/port.js';
 import { moveCustomerStatus } from '../customers/customers.service.js';
@@ -18,12 +19,13 @@ export interface DecisionJob {
 /** BullMQ forbids ':' in custom job ids. Each decision of a case has its own id, so a re-queue of the same step is a no-op. */
 const jobIdFor = (v: Pick<Verification, 'id' | 'decisionCount'>, suffix = '') => `${v.id.replace(/:/g, '_')}_d${v.decisionCount}${suffix}`;
 
+const decisionOpts = (deps: AppDeps) => ({ attempts: deps.config.KYC_DECISION_ATTEMPTS, backoff: { type: 'exponential' as const, delay: 1_000 } });
+
 export async function enqueueDecision(deps: AppDeps, platformId: string, v: Pick<Verification, 'id' | 'decisionCount'>, opts: { delayMs?: number; suffix?: string } = {}): Promise<void> {
   await queueOf(deps, KYC_QUEUE).add('decide', { platformId, verificationId: v.id } satisfies DecisionJob, {
     jobId: jobIdFor(v, opts.suffix),
     delay: opts.delayMs ?? 0,
-    attempts: deps.config.KYC_DECISION_ATTEMPTS,
-    backoff: { type: 'exponential', delay: 1_000 },
+    ...decisionOpts(deps),
   });
 }
 
@@ -99,18 +101,27 @@ export function startDecisionWorker(deps: AppDeps, connection: ConnectionOptions
 }
 
 /**
- * Bounded sweep for cases left open without a queued decision (enqueue lost after a commit, retries
- * exhausted): re-queues those untouched for KYC_RECONCILE_AFTER_MS. Decisions are idempotent.
+ * Bounded sweep for open cases (the durable record of a decision owed: an open status, due
+ * KYC_RECONCILE_AFTER_MS after the case last moved) whose decision job is not live — lost with
+ * Redis's data, or its attempts exhausted while the provider had not decided. Same job id as the
+ * first enqueue (the case and its decision count): a live job makes it a no-op; a finished one is
+ * re-added, asking the provider again. Rows locked SKIP LOCKED: several workers sweep disjoint cases.
  */
 export async function reconcileOpenCases(deps: AppDeps): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - deps.config.KYC_RECONCILE_AFTER_MS);
-  const stale = await deps.prisma.verification.findMany({
-    where: { status: { in: [...OPEN_STATUSES] }, updatedAt: { lt: cutoff } },
-    orderBy: { updatedAt: 'asc' },
-    take: deps.config.KYC_RECONCILE_BATCH,
-    select: { id: true, platformId: true, decisionCount: true },
-  });
-  const bucket = Math.floor(deps.clock.now().getTime() / Math.max(deps.config.KYC_RECONCILE_INTERVAL_MS, 1));
-  for (const v of stale) await enqueueDecision(deps, v.platformId, v, { suffix: `_r${bucket}` });
-  return stale.length;
+  const q = queueOf(deps, KYC_QUEUE);
+  const open = [...OPEN_STATUSES];
+  return sweepDue(
+    deps,
+    KYC_QUEUE,
+    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; decision_count: number }>>`
+      SELECT id, platform_id, decision_count FROM verifications
+       WHERE status = ANY(${open}) AND updated_at < ${cutoff}
+       ORDER BY updated_at LIMIT ${deps.config.KYC_RECONCILE_BATCH} FOR UPDATE SKIP LOCKED`,
+    (v) =>
+      ensureJob(q, 'decide', { platformId: v.platform_id, verificationId: v.id } satisfies DecisionJob, {
+        jobId: jobIdFor({ id: v.id, decisionCount: v.decision_count }),
+        ...decisionOpts(deps),
+      }),
+  );
 }

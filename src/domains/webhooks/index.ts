@@ -1,6 +1,6 @@
 import type { DomainModule } from '../../platform/module.js';
 import { webhookRoutes } from './webhooks.routes.js';
-import { relayOutbox, startWebhookWorker, WEBHOOK_QUEUE } from './webhooks.jobs.js';
+import { relayOutbox, startWebhookWorker, sweepDeliveries, WEBHOOK_QUEUE } from './webhooks.jobs.js';
 
 export const webhooksModule: DomainModule = {
   name: 'webhooks',
@@ -13,6 +13,13 @@ export const webhooksModule: DomainModule = {
       intervalMs: (deps) => deps.config.OUTBOX_RELAY_INTERVAL_MS,
       batch: (deps) => deps.config.OUTBOX_RELAY_BATCH,
       run: relayOutbox,
+    },
+    {
+      // Issue 11: deliveries whose job was lost (Redis data loss) are queued again from webhook_events.
+      name: 'webhook-delivery-sweep',
+      intervalMs: (deps) => deps.config.JOB_SWEEP_INTERVAL_MS,
+      batch: (deps) => deps.config.JOB_SWEEP_BATCH,
+      run: sweepDeliveries,
     },
   ],
 };

@@ -3,6 +3,7 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { incrementCounter } from '../../platform/metrics.js';
 import { queueOf } from '../../platform/queue.js';
+import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import { postEnvelope } from './webhooks.delivery.js';
 import { NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
 import { recordAttempt } from './webhooks.repo.js';
@@ -12,64 +13,96 @@ export const WEBHOOK_QUEUE = 'webhooks';
 export interface DeliveryJob {
   eventId: string;
   platformId: string;
-  /** Start of this delivery's retry window (epoch ms): the event's creation or the redelivery request. */
-  windowStartMs: number;
+  /**
+   * The schedule this job was queued for: the event's attempt count and next_attempt_at then. A job
+   * whose event has had another attempt since (a redelivery, a sweeper's re-enqueue) is stale and
+   * does nothing, so one event never has two retry chains. Absent on jobs queued before issue 11.
+   */
+  attempt?: number;
+  dueMs?: number;
+  /** Jobs queued before issue 11 carried their window; the event row holds it now. */
+  windowStartMs?: number;
 }
 
-/** BullMQ forbids ':' in custom job ids; the event id's uuid is unique on its own. */
-const jobIdFor = (eventId: string, suffix = '') => `${eventId.replace(/:/g, '_')}${suffix}`;
+/**
+ * One scheduled attempt's job id: the event, its attempt count and the attempt's due time — the
+ * values webhook_events holds, so the sweeper derives the same id (a live job makes its re-enqueue
+ * a no-op). BullMQ forbids ':' in custom job ids.
+ */
+export const deliveryJobId = (eventId: string, attempt: number, due: Date) => jobIdOf(eventId, `a${attempt}`, due.getTime());
 
-/** Retries are governed by the time window, not a count; this cap only bounds a runaway. */
-const MAX_ATTEMPTS = 100_000;
+/** Bounded retries of a job that threw (database unreachable); then the sweeper re-enqueues it. */
+const JOB_ATTEMPTS = { attempts: 5, backoff: { type: 'exponential' as const, delay: 1_000 } };
 
+/** Queues one attempt per event, due at `due` (now: at once). */
 export async function enqueueDelivery(
   deps: AppDeps,
-  events: Array<{ id: string; platformId: string; type: string }>,
-  opts: { redelivery?: boolean } = {},
+  events: Array<{ id: string; platformId: string; attemptCount: number; due: Date }>,
 ): Promise<void> {
   const now = deps.clock.now().getTime();
   await queueOf(deps, WEBHOOK_QUEUE).addBulk(
     events.map((e) => ({
       name: 'deliver',
-      data: { eventId: e.id, platformId: e.platformId, windowStartMs: now } satisfies DeliveryJob,
-      opts: {
-        // Same id for the relay's first hand-off: a relay that crashes after enqueueing and runs
-        // again does not queue the event twice. Redeliveries get their own id.
-        jobId: jobIdFor(e.id, opts.redelivery ? `_r${now}` : ''),
-        attempts: NO_RETRY_TYPES.has(e.type) ? 1 : MAX_ATTEMPTS,
-        backoff: { type: 'webhook' },
-      },
+      data: { eventId: e.id, platformId: e.platformId, attempt: e.attemptCount, dueMs: e.due.getTime() } satisfies DeliveryJob,
+      opts: { jobId: deliveryJobId(e.id, e.attemptCount, e.due), delay: Math.max(0, e.due.getTime() - now), ...JOB_ATTEMPTS },
     })),
   );
 }
 
 /**
  * Moves committed outbox rows onto the delivery queue. Rows are locked (SKIP LOCKED) so several
- * workers relay in parallel without handing one event over twice; relayed_at is set in the same
- * transaction after the queue accepted the jobs.
+ * workers relay in parallel without handing one event over twice; relayed_at, the first attempt's
+ * due time (next_attempt_at) and the retry window's start are set in the same transaction after the
+ * queue accepted the jobs — from then on the sweeper (sweepDeliveries) owns the schedule too.
  */
 export async function relayOutbox(deps: AppDeps): Promise<number> {
   return deps.prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ id: string; platform_id: string; type: string }>>`
-      SELECT id, platform_id, type FROM webhook_events
+    const rows = await tx.$queryRaw<Array<{ id: string; platform_id: string; attempt_count: number; created_at: Date }>>`
+      SELECT id, platform_id, attempt_count, created_at FROM webhook_events
       WHERE relayed_at IS NULL ORDER BY created_at, id
       LIMIT ${deps.config.OUTBOX_RELAY_BATCH} FOR UPDATE SKIP LOCKED`;
     if (rows.length === 0) return 0;
-    await enqueueDelivery(deps, rows.map((r) => ({ id: r.id, platformId: r.platform_id, type: r.type })));
+    const now = deps.clock.now();
+    // The first attempt is due since the event's creation: the same job id if a relay that crashed before its commit runs again.
+    await enqueueDelivery(deps, rows.map((r) => ({ id: r.id, platformId: r.platform_id, attemptCount: r.attempt_count, due: r.created_at })));
     const ids = rows.map((r) => r.id);
-    await tx.$executeRaw`UPDATE webhook_events SET relayed_at = now() WHERE id = ANY(${ids})`;
+    await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, next_attempt_at = created_at, retry_window_started_at = ${now} WHERE id = ANY(${ids})`;
     return rows.length;
   });
 }
 
-/** Thrown to make BullMQ schedule the next attempt. */
-class RetryDelivery extends Error {}
+/**
+ * The durable half of the retry schedule: PENDING events whose next attempt is JOB_SWEEP_GRACE_MS
+ * overdue get their job again (same id: a no-op while it is live). Bounded by JOB_SWEEP_BATCH;
+ * rows locked SKIP LOCKED so several workers sweep disjoint events.
+ */
+export async function sweepDeliveries(deps: AppDeps): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - deps.config.JOB_SWEEP_GRACE_MS);
+  const q = queueOf(deps, WEBHOOK_QUEUE);
+  return sweepDue(
+    deps,
+    WEBHOOK_QUEUE,
+    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; attempt_count: number; due: Date }>>`
+      SELECT id, platform_id, attempt_count, COALESCE(next_attempt_at, relayed_at) AS due FROM webhook_events
+       WHERE delivery_status = 'PENDING' AND relayed_at IS NOT NULL
+         AND (next_attempt_at <= ${cutoff} OR (next_attempt_at IS NULL AND relayed_at <= ${cutoff}))
+       ORDER BY next_attempt_at NULLS FIRST
+       LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
+    (r) =>
+      ensureJob(q, 'deliver', { eventId: r.id, platformId: r.platform_id, attempt: r.attempt_count, dueMs: r.due.getTime() } satisfies DeliveryJob, {
+        jobId: deliveryJobId(r.id, r.attempt_count, r.due),
+        ...JOB_ATTEMPTS,
+      }),
+  );
+}
 
 /** One delivery attempt of one event; records the attempt and decides delivered / retry / failed. */
 export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise<'DELIVERED' | 'RETRY' | 'FAILED' | 'UNDELIVERABLE' | 'SKIPPED'> {
   const ctx: Ctx = ctxFor(deps, data.platformId);
   const event = await ctx.db.webhookEvent.findUnique({ where: { id: data.eventId } });
-  if (!event) return 'SKIPPED';
+  if (!event || event.deliveryStatus !== 'PENDING') return 'SKIPPED';
+  // Stale: another job made an attempt since this one was queued (its successor holds the schedule).
+  if (data.attempt !== undefined && event.attemptCount !== data.attempt) return 'SKIPPED';
   const platform = await ctx.db.platform.findFirstOrThrow({});
   if (!platform.webhookEndpoint) {
     // Kept, not dropped: a redelivery after the endpoint is set sends it.
@@ -85,31 +118,32 @@ export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise
     return 'DELIVERED';
   }
   const now = deps.clock.now().getTime();
-  const windowOver = now - data.windowStartMs >= deps.config.WEBHOOK_RETRY_WINDOW_MS;
+  const windowStart = event.retryWindowStartedAt?.getTime() ?? data.windowStartMs ?? event.createdAt.getTime();
+  const windowOver = now - windowStart >= deps.config.WEBHOOK_RETRY_WINDOW_MS;
   if (NO_RETRY_TYPES.has(event.type) || windowOver) {
     await recordAttempt(ctx, event.id, url, result, 'FAILED');
     await incrementCounter(deps, 'webhook_deliveries', 'failed');
     return 'FAILED';
   }
   const delay = retryDelayMs(event.attemptCount + 1, deps.config.WEBHOOK_RETRY_BASE_MS, deps.config.WEBHOOK_RETRY_MAX_MS);
-  await recordAttempt(ctx, event.id, url, result, 'PENDING', new Date(now + delay));
+  const due = new Date(now + delay);
+  const updated = await recordAttempt(ctx, event.id, url, result, 'PENDING', due);
   await incrementCounter(deps, 'webhook_deliveries', 'retry');
+  // The next attempt: recorded above (next_attempt_at), queued here; if this enqueue is lost the sweeper adds it.
+  await enqueueDelivery(deps, [{ id: event.id, platformId: data.platformId, attemptCount: updated.attemptCount, due }]);
   return 'RETRY';
 }
 
 export function startWebhookWorker(deps: AppDeps, connection: import('bullmq').ConnectionOptions): Worker {
   return new Worker<DeliveryJob>(
     WEBHOOK_QUEUE,
-    async (job: Job<DeliveryJob>) => {
-      const outcome = await processDelivery(deps, job.data);
-      if (outcome === 'RETRY') throw new RetryDelivery(`delivery of ${job.data.eventId} failed; retrying`);
-      return outcome;
-    },
+    async (job: Job<DeliveryJob>) => processDelivery(deps, job.data),
     {
       connection,
       prefix: `${deps.config.REDIS_PREFIX}:bull`,
       concurrency: deps.config.WEBHOOK_CONCURRENCY,
       settings: {
+        // Jobs queued before issue 11 retried in place with this strategy; each attempt is its own job now.
         backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade, deps.config.WEBHOOK_RETRY_BASE_MS, deps.config.WEBHOOK_RETRY_MAX_MS),
       },
     },

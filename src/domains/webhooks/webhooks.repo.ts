@@ -1,5 +1,6 @@
 import type { Ctx } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
+import type { WebhookEvent } from '../../generated/prisma/client.js';
 
 /** Writes one attempt and the event's resulting delivery state together. */
 export async function recordAttempt(
@@ -9,9 +10,9 @@ export async function recordAttempt(
   r: { outcome: string; httpStatus: number | null; latencyMs: number; error: string | null },
   status: string,
   nextAttemptAt: Date | null = null,
-): Promise<void> {
+): Promise<WebhookEvent> {
   const now = ctx.clock.now();
-  await ctx.db.$transaction([
+  const [, updated] = await ctx.db.$transaction([
     ctx.db.webhookAttempt.create({
       data: { id: newId('WebhookAttempt'), eventId, url, httpStatus: r.httpStatus, latencyMs: r.latencyMs, outcome: r.outcome, error: r.error, attemptedAt: now } as any,
     }),
@@ -27,4 +28,5 @@ export async function recordAttempt(
       },
     }),
   ]);
+  return updated;
 }

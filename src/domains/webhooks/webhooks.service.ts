@@ -47,9 +47,11 @@ export async function getEvent(ctx: Ctx, id: string): Promise<EventWithAttempts>
 
 /** Queues the same event (same `id`) for delivery again, with a fresh retry window. */
 export async function redeliverEvent(ctx: Ctx, id: string): Promise<EventWithAttempts> {
-  const event = await getEvent(ctx, id);
-  await ctx.db.webhookEvent.update({ where: { id }, data: { deliveryStatus: 'PENDING', nextAttemptAt: ctx.clock.now(), lastError: null } });
-  await enqueueDelivery(ctx, [{ id: event.id, platformId: ctx.platformId, type: event.type }], { redelivery: true });
+  await getEvent(ctx, id);
+  const now = ctx.clock.now();
+  // Recorded first (PENDING, due now, a fresh window): if the enqueue below is lost, the sweeper queues it.
+  const event = await ctx.db.webhookEvent.update({ where: { id }, data: { deliveryStatus: 'PENDING', nextAttemptAt: now, retryWindowStartedAt: now, lastError: null, relayedAt: now } });
+  await enqueueDelivery(ctx, [{ id: event.id, platformId: ctx.platformId, attemptCount: event.attemptCount, due: now }]);
   return getEvent(ctx, id);
 }
 

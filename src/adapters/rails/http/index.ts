@@ -180,7 +180,7 @@ export function createHttpRail(raw: Record<string, string>, context: RailAdapter
       opts?.signal?.throwIfAborted();
       const { status, json } = await exchange('/payouts/status', { reference: ref, ...(opts?.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}) }, opts);
       // The bridge does not know it (yet): never guess an outcome.
-      if (status === 404) return { status: 'PENDING', reference: ref, pollAfterMs: 1000 };
+      if (status === 404) return { status: 'PENDING', reference: ref, pollAfterMs: 1000, notFound: true };
       if (status < 200 || status > 299) throw refusal('/payouts/status', status, json);
       return payoutResult('/payouts/status', json, { reference: ref });
     },

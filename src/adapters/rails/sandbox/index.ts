@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { CallOptions } from '../../common.js';
+import type { PrismaClient } from '../../../platform/db.js';
 import type { PayoutRequest, PayoutResult, RailAdapter, RefundResult } from '../port.js';
 
 /**
@@ -13,8 +13,12 @@ import type { PayoutRequest, PayoutResult, RailAdapter, RefundResult } from '../
  *   006 / amount …906  the user cancels (refund reason USER_CANCELLATION)
  *   007 / amount …907  payout and refund both fail
  *   anything else       completes after the rail's delay
- * Submissions are remembered in Redis (SET NX per idempotency key), so a retried submit returns
- * the first result and every process sees the same payout.
+ * The simulated bank keeps its records in Postgres (sandbox_bank_payouts, sandbox_bank_refunds;
+ * issue 11: banks do not forget, and Redis may lose its data): one payout per idempotency key (a
+ * retried submit returns the first one, every process sees the same payout), one answer per refund
+ * key. Outcomes follow from the payout's scenario and the time since its submission, so the bank
+ * answers the same whoever asks and whenever. A reference it never issued reads PENDING with
+ * `notFound` (never an outcome).
  */
 export type Scenario = 'OK' | 'FAIL_AT_SUBMIT' | 'SLOW' | 'DELIVERY_FAILS' | 'RETURNED' | 'CANCELLED' | 'REFUND_FAILS';
 
@@ -49,8 +53,8 @@ interface Stored {
 }
 
 export interface SandboxRailOptions {
-  redis: Redis;
-  prefix: string;
+  /** The service's database: the bank's tables live there (they are not tenant data). */
+  db: PrismaClient;
   now: () => number;
   delayScale: number;
   slowMs: number;
@@ -59,7 +63,6 @@ export interface SandboxRailOptions {
 }
 
 export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
-  const key = (ref: string) => `${opts.prefix}:sandbox-rail:${ref}`;
   const delayOf = (rail: string) => Math.round((RAIL_DELAYS_MS[rail] ?? 2000) * opts.delayScale);
 
   function statusOf(ref: string, s: Stored): PayoutResult {
@@ -91,23 +94,33 @@ export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
       // An aborted call sends nothing: the service repeats it with the same key.
       callOpts?.signal?.throwIfAborted();
       const ref = `sbx_${req.idempotencyKey.replace(/^Transaction:/, '')}`;
-      const fresh: Stored = { scenario: scenarioFor(req.destination.identifierLast3, req.amount), submittedAtMs: opts.now(), rail: req.rail };
-      await opts.redis.set(key(ref), JSON.stringify(fresh), 'EX', 30 * 24 * 3600, 'NX');
-      const stored = JSON.parse((await opts.redis.get(key(ref)))!) as Stored;
-      return statusOf(ref, stored);
+      await opts.db.sandboxBankPayout.createMany({
+        data: [{ reference: ref, idempotencyKey: req.idempotencyKey, rail: req.rail, amount: req.amount, currency: req.currency, scenario: scenarioFor(req.destination.identifierLast3, req.amount), submittedAt: new Date(opts.now()) }],
+        skipDuplicates: true,
+      });
+      const stored = await opts.db.sandboxBankPayout.findUniqueOrThrow({ where: { reference: ref } });
+      return statusOf(ref, toStored(stored));
     },
     async getPayoutStatus(reference: string, callOpts?: CallOptions) {
       callOpts?.signal?.throwIfAborted();
-      const raw = await opts.redis.get(key(reference));
-      // Unknown to us: never guess an outcome.
-      if (!raw) return { status: 'PENDING', reference, pollAfterMs: 1000 };
-      return statusOf(reference, JSON.parse(raw) as Stored);
+      const stored = await opts.db.sandboxBankPayout.findUnique({ where: { reference } });
+      // Unknown to the bank: never guess an outcome.
+      if (!stored) return { status: 'PENDING', reference, pollAfterMs: 1000, notFound: true };
+      return statusOf(reference, toStored(stored));
     },
     async refundPayout(req, callOpts?: CallOptions): Promise<RefundResult> {
       callOpts?.signal?.throwIfAborted();
-      const raw = await opts.redis.get(key(req.reference));
-      const s = raw ? (JSON.parse(raw) as Stored) : undefined;
-      return { status: s?.scenario === 'REFUND_FAILS' ? 'FAILED' : 'COMPLETED', reference: `rfd_${req.idempotencyKey.replace(/[^A-Za-z0-9-]/g, '')}` };
+      const payout = await opts.db.sandboxBankPayout.findUnique({ where: { reference: req.reference } });
+      // 007 refunds fail; a payout the bank never received has nothing to return (FAILED: an operator looks).
+      const status = !payout || payout.scenario === 'REFUND_FAILS' ? 'FAILED' : 'COMPLETED';
+      const reference = `rfd_${req.idempotencyKey.replace(/[^A-Za-z0-9-]/g, '')}`;
+      await opts.db.sandboxBankRefund.createMany({ data: [{ idempotencyKey: req.idempotencyKey, payoutReference: req.reference, reference, status }], skipDuplicates: true });
+      const stored = await opts.db.sandboxBankRefund.findUniqueOrThrow({ where: { idempotencyKey: req.idempotencyKey } });
+      return { status: stored.status as 'COMPLETED' | 'FAILED', reference: stored.reference };
     },
   };
+}
+
+function toStored(row: { scenario: string; submittedAt: Date; rail: string }): Stored {
+  return { scenario: row.scenario as Scenario, submittedAtMs: row.submittedAt.getTime(), rail: row.rail };
 }
