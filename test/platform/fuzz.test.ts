@@ -25,6 +25,11 @@ type Schema = Record<string, any>;
 let env: TestEnv;
 let p: TestPlatform;
 let agentToken: string;
+const errorLog: string[] = [];
+function keepErrorLine(line: string): void {
+  errorLog.push(line.slice(0, 4000));
+  if (errorLog.length > 200) errorLog.shift();
+}
 /** Real ids of this platform, so valid-looking requests reach past the lookups. */
 const known: Record<string, string[]> = {};
 
@@ -33,7 +38,8 @@ const RUNS_PER_OPERATION = Math.max(3, Math.ceil(TOTAL_RUNS / operations.length)
 
 beforeAll(async () => {
   // The fuzzer's credential must not run into the per-credential rate limit.
-  env = await createTestEnv({ RATE_LIMIT_MAX: '10000000' });
+  // Error-level log lines are kept (not printed), so a 5xx names its cause in the failure message.
+  env = await createTestEnv({ RATE_LIMIT_MAX: '10000000', LOG_LEVEL: 'error' }, { logStream: { write: keepErrorLine } });
   p = await env.platform();
   const { customerId, accounts } = await anApprovedCustomer(env, p, ['USD', 'EUR']);
   known.customer = [customerId];
@@ -542,7 +548,11 @@ const UPPER_SNAKE = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/;
 const STACK_TRACE = /\n\s+at .+\(.*:\d+:\d+\)|node_modules\/|\.ts:\d+:\d+/;
 
 function describeResponse(req: FuzzRequest, res: LightMyRequestResponse): string {
-  return `${req.method} ${req.url.slice(0, 300)} → ${res.statusCode} ${res.body.slice(0, 500)}`;
+  const what = `${req.method} ${req.url.slice(0, 300)} → ${res.statusCode} ${res.body.slice(0, 500)}`;
+  if (res.statusCode < 500) return what;
+  const id = String(res.headers['x-request-id'] ?? '');
+  const logged = errorLog.filter((l) => id && l.includes(id));
+  return `${what}\nserver log for ${id}:\n${logged.join('\n') || '(nothing logged)'}`;
 }
 
 /** Browser pages (hosted KYC) document their errors as HTML pages; everything else answers JSON. */

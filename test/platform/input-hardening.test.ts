@@ -2,7 +2,10 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { anApprovedCustomer } from '../helpers/builders.js';
+import { createPrisma } from '../../src/platform/db.js';
 
 /**
  * Issue 11 item 4: characters Postgres cannot store are refused at the edge (400 INVALID_INPUT naming
@@ -211,5 +214,38 @@ describe('errors the framework raises itself', () => {
       expect(res.headers['x-request-id']).toBeTruthy();
       expect(JSON.parse(res.body)).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { errors: [{ field: 'customerId' }] } });
     });
+  });
+});
+
+describe('a database that refuses connections', () => {
+  it('is 503 SERVICE_UNAVAILABLE with Retry-After, not a 500 (PostgreSQL "too many connections")', async () => {
+    // A role allowed no connection at all answers every connect with SQLSTATE 53300, like a server
+    // whose max_connections is used up by other clients.
+    const role = `svc_t_noconn_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: env.config.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE ROLE "${role}" LOGIN CONNECTION LIMIT 0`);
+    const url = new URL(env.config.DATABASE_URL);
+    url.username = role;
+    url.password = '';
+    const refused = createPrisma(url.toString(), { poolMax: 1 });
+    const busy = await createTestEnv({}, {
+      extend: (app) => {
+        app.get('/db-raw', async () => refused.$queryRaw`SELECT 1`);
+        app.get('/db-model', async () => refused.customer.findMany());
+      },
+    });
+    try {
+      for (const url of ['/db-raw', '/db-model']) {
+        const res = await busy.app.inject({ method: 'GET', url });
+        expectError(res, 503, 'SERVICE_UNAVAILABLE');
+        expect(res.headers['retry-after']).toBe('1');
+      }
+    } finally {
+      await busy.close();
+      await refused.$disconnect();
+      await admin.query(`DROP ROLE IF EXISTS "${role}"`);
+      await admin.end();
+    }
   });
 });

@@ -214,7 +214,6 @@ export function priceQuote(input: PricingInput): Pricing {
 
   const total = fees.base + platformFee.fixed + serviceFee.fixed;
   invariant(total === fees.net + fees.feesIncluded, 'S = net + fees');
-  if (total > MAX_WIRE_AMOUNT || received > MAX_WIRE_AMOUNT) amountOutOfWireRange();
   return {
     totalSendingAmount: total,
     totalReceivingAmount: received,
@@ -224,4 +223,11 @@ export function priceQuote(input: PricingInput): Pricing {
     feesIncluded: fees.feesIncluded,
     exchangeRate: sameCurrency ? '1' : new D(input.rate).toFixed(),
   };
+}
+
+/** priceQuote for an answer on the wire: 400 AMOUNT_OUT_OF_RANGE when either side passes 2^53 minor units. */
+export function priceQuoteForWire(input: PricingInput): Pricing {
+  const p = priceQuote(input);
+  if (p.totalSendingAmount > MAX_WIRE_AMOUNT || p.totalReceivingAmount > MAX_WIRE_AMOUNT) amountOutOfWireRange();
+  return p;
 }

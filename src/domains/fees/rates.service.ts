@@ -2,7 +2,7 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { BadRequestError, DomainError, NotImplementedError } from '../../platform/errors.js';
 import { FxRateUnavailableError, type FxRate, type FxRateProvider } from '../../adapters/fx/port.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule } from './fee-rules.js';
-import { feesForSendingAmount, priceQuote } from './pricing.js';
+import { feesForSendingAmount, priceQuoteForWire } from './pricing.js';
 
 /** The provider FX_PROVIDER names, built and validated at start (src/adapters/registry.ts). */
 function providerFor(deps: AppDeps): FxRateProvider {
@@ -154,7 +154,7 @@ export async function listExchangeRates(ctx: Ctx, q: ExchangeRatesQuery): Promis
 /** An amount the fees swallow delivers nothing; the listing still shows what the fees would be. */
 function priceOrZero(amount: bigint, sending: string, receiving: string, rate: string, fees: ReturnType<typeof applicableFees>) {
   try {
-    const p = priceQuote({ lockedSide: 'SENDING', lockedAmount: amount, sendingCurrency: sending, receivingCurrency: receiving, rate, platformFee: fees.platformFee, serviceFee: fees.serviceFee });
+    const p = priceQuoteForWire({ lockedSide: 'SENDING', lockedAmount: amount, sendingCurrency: sending, receivingCurrency: receiving, rate, platformFee: fees.platformFee, serviceFee: fees.serviceFee });
     return { receivingAmount: p.totalReceivingAmount, totalFees: p.feesIncluded };
   } catch (err) {
     if (!(err instanceof BadRequestError && err.code === 'INVALID_AMOUNT')) throw err;

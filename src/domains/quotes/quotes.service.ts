@@ -10,7 +10,7 @@ import type { InternalAccount, Quote, Transaction } from '../../generated/prisma
 import { postJournal } from '../ledger/ledger.service.js';
 import { getPayableExternalAccount } from '../external-accounts/external-accounts.service.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride } from '../fees/fee-rules.js';
-import { priceQuote, type Pricing } from '../fees/pricing.js';
+import { priceQuoteForWire, type Pricing } from '../fees/pricing.js';
 import { getExchangeRate } from '../fees/rates.service.js';
 import { FxRateUnavailableError } from '../../adapters/fx/port.js';
 import { holdPostings } from '../transactions/settlement.service.js';
@@ -100,7 +100,7 @@ async function price(ctx: Ctx, body: CreateQuoteBody, sendingCurrency: string, d
     }
     throw err;
   });
-  const pricing = priceQuote({
+  const pricing = priceQuoteForWire({
     lockedSide: body.lockedCurrencySide,
     lockedAmount: BigInt(body.lockedCurrencyAmount),
     sendingCurrency,

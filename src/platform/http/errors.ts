@@ -18,6 +18,24 @@ export function sendError(reply: FastifyReply, status: number, code: string, mes
   return reply.status(status).type('application/json').send(body);
 }
 
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2037']);
+const UNAVAILABLE_DRIVER_KINDS = new Set(['TooManyConnections', 'DatabaseNotReachable', 'DatabaseDoesNotExist', 'ConnectionClosed']);
+/** SQLSTATE: too_many_connections, cannot_connect_now, admin_shutdown, crash_shutdown, connection_failure. */
+const UNAVAILABLE_SQLSTATES = new Set(['53300', '57P03', '57P01', '57P02', '08006', '08001', '08004']);
+
+/**
+ * PostgreSQL refused or lost the connection (too many clients, starting up or shutting down,
+ * unreachable): the service is unavailable for a moment, the request was not wrong. A 503 with
+ * Retry-After, like an exhausted pool, rather than a 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } } } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.code === 'string' && UNAVAILABLE_PRISMA_CODES.has(e.code)) return true;
+  const cause = e.meta?.driverAdapterError?.cause;
+  return (typeof cause?.kind === 'string' && UNAVAILABLE_DRIVER_KINDS.has(cause.kind)) || (typeof cause?.originalCode === 'string' && UNAVAILABLE_SQLSTATES.has(cause.originalCode));
+}
+
 /** The spec code of a 4xx the framework (Fastify, its plugins, Node's HTTP parser) raised. */
 export const FRAMEWORK_CODES: Record<number, string> = {
   400: 'INVALID_INPUT',
@@ -151,8 +169,8 @@ export function installErrorHandling(app: FastifyInstance) {
       if (err.status >= 500) req.log.error({ err }, 'domain error');
       return sendError(reply, err.status, err.code, err.message, err.details);
     }
-    if (isPoolExhausted(err)) {
-      req.log.warn({ err }, 'database pool exhausted');
+    if (isPoolExhausted(err) || isDatabaseUnavailable(err)) {
+      req.log.warn({ err }, 'database busy or unreachable');
       reply.header('retry-after', '1');
       return sendError(reply, 503, 'SERVICE_UNAVAILABLE', 'The service is busy; retry shortly.');
     }
