@@ -1,0 +1,12 @@
+// `prepare` (run by `npm ci` / `npm install` after postinstall's `prisma generate`): builds dist/ once, so
+// that `npm start` and `npm run worker` start the compiled service at once. Skipped where the sources are
+// not there yet (the Dockerfile's dependency layer installs before copying src/ and runs `npm run build`
+// itself).
+import { execSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+if (!existsSync('src/server.ts') || !existsSync('tsconfig.build.json')) {
+  console.log('prepare: no sources here yet; skipping the build (run `npm run build` once they are).');
+} else {
+  execSync('npm run build', { stdio: 'inherit' });
+}
