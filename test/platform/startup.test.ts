@@ -49,7 +49,7 @@ describe('start-up of the built service', () => {
       // Served from dist/openapi.json (written by the build), as the YAML would be.
       const docs = await fetch(`${api.baseUrl}/docs/json`);
       expect(docs.status).toBe(200);
-      expect((await docs.json()).openapi).toMatch(/^3\./);
+      expect(((await docs.json()) as { openapi: string }).openapi).toMatch(/^3\./);
       const unauthenticated = await fetch(`${api.baseUrl}/2025-10-13/config`);
       expect(unauthenticated.status).toBe(401);
       expect(worker.output()).toContain('"msg":"worker ready"');
