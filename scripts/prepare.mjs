@@ -7,6 +7,9 @@ import { existsSync } from 'node:fs';
 
 if (!existsSync('src/server.ts') || !existsSync('tsconfig.build.json')) {
   console.log('prepare: no sources here yet; skipping the build (run `npm run build` once they are).');
+} else if (!existsSync('node_modules/typescript')) {
+  // `npm ci --omit=dev`: no compiler; the image builds in a stage with dev dependencies.
+  console.log('prepare: TypeScript is not installed (dev dependencies omitted); skipping the build.');
 } else {
   execSync('npm run build', { stdio: 'inherit' });
 }
