@@ -31,3 +31,7 @@ if (existsSync('src')) {
     console.warn(`warning: ${file} is newer than ${entry}: dist/ may be stale. Run \`npm run build\` to rebuild.`);
   }
 }
+// The built server serves its docs from dist/openapi.json (written by the build from openapi.yaml).
+if (existsSync('openapi.yaml') && existsSync('dist/openapi.json') && statSync('openapi.yaml').mtimeMs > statSync('dist/openapi.json').mtimeMs) {
+  console.warn('warning: openapi.yaml is newer than dist/openapi.json: run `npm run build` to refresh the served docs.');
+}
