@@ -15,14 +15,17 @@ ENV PRISMA_SCHEMA_ENGINE_BINARY=/dev/null \
     NPM_CONFIG_FUND=false \
     NPM_CONFIG_AUDIT=false
 
-# Dependency layer: only what `npm ci` and its postinstall (`prisma generate`) read.
+# Dependency layer: only what `npm ci` and its postinstall (`prisma generate`) read. Its `prepare` step
+# (scripts/prepare.mjs) builds dist/ where the sources are present; here they are not yet, so it skips and
+# the build runs below, after the sources are copied.
 COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
+COPY scripts/prepare.mjs ./scripts/prepare.mjs
 RUN npm ci
 
 # Sources (src/generated is excluded by .dockerignore; the client generated above stays).
 COPY . .
-# tsc compiles src/ (including src/generated/prisma) into dist/; then drop dev dependencies.
+# tsc compiles src/ (including src/generated/prisma) into dist/ (plus dist/openapi.json); then drop dev dependencies.
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts
 

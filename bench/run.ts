@@ -1,150 +1,795 @@
 /**
- * npm run bench: starts the built API (dist/server.js) as its own process against DATABASE_URL /
- * REDIS_URL (defaults: local svc_bench database, created and migrated here), creates a platform and
- * measures with autocannon. Prints requests/s and latency percentiles per scenario.
- * Scenarios: authenticated GET /config (the baseline) and quote + execute pairs between two
- * internal accounts (the worker settles them meanwhile, as in production).
+ * `npm run bench` (issue 12): measures the service against its ceilings in one run and prints the ratios.
+ *
+ * Ceilings, each in its own process and on scratch databases of the same Postgres server:
+ *   - a bare Fastify route (bench/bare-fastify.mjs), same connections and duration as the service;
+ *   - `pgbench -b tpcb-like` (scale = connections) and the same transaction on one hot row;
+ *   - bench/payment-ceiling (copied from shared/perf/payment-ceiling): "the least SQL a payment needs",
+ *     over 1,000 balances and on one hot balance.
+ * The service: the built API and worker (dist/, as `npm start` / `npm run worker` run them) as child
+ * processes on a free port, against a scratch database created and dropped here and a Redis key prefix of
+ * its own on the shared Redis (deleted at the end; nothing else is touched), the sandbox rail with no delay
+ * (SANDBOX_RAIL_DELAY_SCALE=0). Scenarios: authenticated GET /config; quote + immediate execution spread
+ * over many balances and on one hot balance (each followed by an exact money check, with the settlement
+ * backlog sampled during the load); GET /transactions/{id}; the settlement lag (execute → COMPLETED) of the
+ * payments made. autocannon drives the load from a process of its own (bench/load.ts).
+ *
+ * Env: BENCH_DURATION_S (15 per scenario), BENCH_CONNECTIONS (20), BENCH_SENDERS (1000 balances),
+ * BENCH_WARMUP_S (3: unmeasured load before each service scenario), BENCH_LOG_LEVEL (API log level, warn), BENCH_PGBENCH_SCALE (= connections), BENCH_DATABASE_ROOT
+ * (postgresql://postgres@127.0.0.1:5432/postgres; defaults to DATABASE_URL's server), REDIS_URL
+ * (redis://127.0.0.1:6379), BENCH_KEEP_DB=1 (keep the scratch databases). Writes bench/results/latest.json.
+ * Exit code: 0 every target met, 2 some target missed, 1 the bench itself failed.
  */
-import { spawn } from 'node:child_process';
-import autocannon from 'autocannon';
+import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { migrate } from '../src/cli/db-migrate.js';
 import { createPrisma } from '../src/platform/db.js';
-import { createPlatform } from '../src/domains/platforms/platforms.service.js';
-import { openInternalAccounts } from '../src/domains/ledger/internal-accounts.service.js';
 import { newId } from '../src/platform/ids.js';
+import { createPlatform } from '../src/domains/platforms/platforms.service.js';
+import { bullConnection } from '../src/bootstrap.js';
+import { loadConfig } from '../src/config.js';
+import { PAYMENTS_QUEUE } from '../src/domains/transactions/transactions.jobs.js';
+import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
+import type { LoadJob, LoadResult } from './load.js';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const run = promisify(execFile);
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..');
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
-const PORT = Number(process.env.BENCH_PORT ?? 3999);
-const SENDERS = Number(process.env.BENCH_SENDERS ?? 20);
-const ROOT_URL = process.env.BENCH_DATABASE_ROOT ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const DB = 'svc_bench';
+const SENDERS = Number(process.env.BENCH_SENDERS ?? 1000);
+const API_LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const PGBENCH_SCALE = Number(process.env.BENCH_PGBENCH_SCALE ?? CONNECTIONS);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ROOT_URL = process.env.BENCH_DATABASE_ROOT ?? (process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, 'postgres') : 'postgresql://postgres@127.0.0.1:5432/postgres');
+const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
+/** Unmeasured load before each service scenario (JIT, Prisma's query plans, connection pools). */
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
+/** Minor units of USD per payment (an amount ending 902–907 would pick a failing sandbox scenario). */
+const AMOUNT = 100;
+/** The sandbox rail's delay in this run (SANDBOX_RAIL_DELAY_SCALE=0): the lag target is this + 1 s. */
+const RAIL_DELAY_MS = 0;
+const API = '/2025-10-13';
+const RESULTS = path.join(HERE, 'results', 'latest.json');
 
-export interface Scenario {
-  name: string;
-  /** Prepares and returns autocannon request options. */
-  setup(ctx: BenchCtx): Promise<Partial<autocannon.Options> & { path?: string }>;
-}
-export interface BenchCtx {
-  databaseUrl: string;
-  baseUrl: string;
-  auth: string;
-  platformId: string;
-}
+const TARGETS = {
+  paymentVsTpcb: 0.2,
+  paymentP99Ms: 150,
+  hotVsSpread: 0.6,
+  readVsBare: 0.25,
+  lagP99Ms: RAIL_DELAY_MS + 1000,
+};
 
-const SCENARIOS: Scenario[] = [
-  {
-    name: 'GET /config (authenticated)',
-    setup: async () => ({ method: 'GET', path: '/2025-10-13/config' }),
-  },
-  {
-    // Each autocannon "request pair": POST /quotes, then POST /quotes/{id}/execute on its answer.
-    name: 'POST /quotes + POST execute (pairs)',
-    setup: async (ctx) => {
-      const { sources, destination } = await moneyAccounts(ctx, SENDERS);
-      let next = 0;
-      const bodyFor = () => JSON.stringify({ source: { sourceType: 'ACCOUNT', accountId: sources[next++ % sources.length] }, destination: { destinationType: 'ACCOUNT', accountId: destination }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 });
-      return {
-        path: '/2025-10-13/quotes',
-        requests: [
-          {
-            method: 'POST',
-            path: '/2025-10-13/quotes',
-            setupRequest: (req: any) => ({ ...req, body: bodyFor() }),
-            onResponse: (_status: number, resBody: string, context: Record<string, unknown>) => {
-              context.quoteId = JSON.parse(resBody).id;
-            },
-          },
-          {
-            method: 'POST',
-            setupRequest: (req: any, context: Record<string, unknown>) => ({ ...req, path: `/2025-10-13/quotes/${context.quoteId}/execute`, body: '' }),
-          },
-        ],
-      } as Partial<autocannon.Options> & { path: string };
-    },
-  },
-];
-
-/** Funded APPROVED senders' USD accounts (round-robin, as many customers pay at once) and one account to pay into. */
-async function moneyAccounts(ctx: BenchCtx, senders: number): Promise<{ sources: string[]; destination: string }> {
-  const prisma = createPrisma(ctx.databaseUrl, 2);
-  const ids: string[] = [];
-  for (const name of ['Bench Receiver', ...Array.from({ length: senders }, (_, i) => `Bench Sender ${i}`)]) {
-    const customerId = newId('Customer');
-    await prisma.$transaction(async (tx) => {
-      await tx.customer.create({ data: { id: customerId, platformId: ctx.platformId, platformCustomerId: customerId, customerType: 'INDIVIDUAL', status: 'APPROVED', currencies: ['USD'], fullName: name, umaAddress: `$${customerId.slice(-12)}@bench.example` } as any });
-      await openInternalAccounts(tx, ctx.platformId, customerId, ['USD']);
-    });
-    ids.push((await prisma.internalAccount.findFirstOrThrow({ where: { customerId } })).id);
-  }
-  await prisma.$disconnect();
-  for (const id of ids.slice(1)) {
-    await fetch(`${ctx.baseUrl}/2025-10-13/sandbox/internal-accounts/${id}/fund`, { method: 'POST', headers: { authorization: ctx.auth, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 100_000_000_000 }) });
-  }
-  return { sources: ids.slice(1), destination: ids[0]! };
-}
-
-async function ensureDatabase(): Promise<string> {
-  const admin = new pg.Client({ connectionString: ROOT_URL });
-  await admin.connect();
-  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB]);
-  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${DB}"`);
-  await admin.end();
-  const u = new URL(ROOT_URL);
-  u.pathname = `/${DB}`;
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
   return u.toString();
 }
 
-async function waitReady(url: string) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
+const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+// ---------------------------------------------------------------------------------------------------------
+// Result rows
+
+interface Row {
+  group: 'ceiling' | 'service' | 'start-up';
+  scenario: string;
+  rps?: number;
+  p50?: number;
+  p99?: number;
+  errors?: number;
+  /** Ratio to the ceiling named in `ratioTo`. */
+  ratio?: number;
+  ratioTo?: string;
+  target?: string;
+  pass?: boolean;
+  notes?: string[];
+  detail?: Record<string, unknown>;
+}
+
+const rows: Row[] = [];
+
+// ---------------------------------------------------------------------------------------------------------
+// Processes: the load generator, the bare Fastify route
+
+/** Runs one autocannon job in bench/load.ts, a process of its own. */
+async function load(job: LoadJob): Promise<LoadResult> {
+  const child = fork(path.join(HERE, 'load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    let done = false;
+    child.once('message', (m: { result?: LoadResult; error?: string }) => {
+      done = true;
+      if (m.result) resolve(m.result);
+      else reject(new Error(`load generator failed: ${m.error}`));
+    });
+    child.once('exit', (code) => {
+      if (!done) reject(new Error(`load generator exited with ${code} before answering`));
+    });
+    child.send(job);
+  });
+}
+
+async function bareFastify(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(HERE, 'bare-fastify.mjs')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = out.match(/listening (\d+)/);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`bare Fastify exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: () => stopChild(child) };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(t);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// pgbench
+
+/** pgbench on PATH or in Debian's /usr/lib/postgresql/<v>/bin; installed from Debian's postgresql-client when missing. */
+async function findPgbench(): Promise<string> {
+  const onPath = await run('sh', ['-c', 'command -v pgbench']).then((r) => r.stdout.trim(), () => '');
+  if (onPath) return path.dirname(onPath);
+  const debian = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
+  for (const v of debian) if (existsSync(`/usr/lib/postgresql/${v}/bin/pgbench`)) return `/usr/lib/postgresql/${v}/bin`;
+  if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
+    throw new Error('pgbench is missing: install Debian\'s postgresql-client (apt-get install postgresql-client) and run the bench again.');
   }
-  throw new Error('server did not become ready');
+  log('pgbench is missing: installing postgresql-client with apt-get');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  await run('apt-get', ['update', '-qq'], { env, maxBuffer: 64 << 20 });
+  await run('apt-get', ['install', '-y', '-qq', 'postgresql-client'], { env, maxBuffer: 64 << 20 });
+  const after = await run('sh', ['-c', 'command -v pgbench']).then((r) => r.stdout.trim(), () => '');
+  if (after) return path.dirname(after);
+  for (const v of readdirSync('/usr/lib/postgresql')) if (existsSync(`/usr/lib/postgresql/${v}/bin/pgbench`)) return `/usr/lib/postgresql/${v}/bin`;
+  throw new Error('pgbench is still missing after installing postgresql-client');
+}
+
+interface PgbenchResult {
+  tps: number;
+  latencyAvgMs: number;
+  p50?: number;
+  p99?: number;
+  failed: number;
+}
+
+function parsePgbench(out: string): PgbenchResult {
+  const tps = Number(out.match(/^tps = ([\d.]+)/m)?.[1]);
+  if (!Number.isFinite(tps)) throw new Error(`cannot read pgbench's output:\n${out}`);
+  return { tps, latencyAvgMs: Number(out.match(/^latency average = ([\d.]+) ms/m)?.[1]), failed: Number(out.match(/^number of failed transactions: (\d+)/m)?.[1] ?? 0) };
+}
+
+/** p50/p99 (ms) from pgbench's per-transaction logs (`-l`: the third field is the latency in µs). */
+function pgbenchPercentiles(dir: string): { p50: number; p99: number } {
+  const lat: number[] = [];
+  for (const f of readdirSync(dir)) for (const line of readFileSync(path.join(dir, f), 'utf8').split('\n')) if (line) lat.push(Number(line.split(' ')[2]) / 1000);
+  lat.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(lat[Math.min(lat.length - 1, Math.floor(q * lat.length))]! * 10) / 10;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+async function pgbench(bin: string, url: string, args: string[]): Promise<PgbenchResult> {
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'bench-pgbench-'));
+  try {
+    const { stdout, stderr } = await run(path.join(bin, 'pgbench'), ['-n', '-c', String(CONNECTIONS), '-j', '2', '-T', String(DURATION_S), '-l', `--log-prefix=${logDir}/log`, ...args, url], { maxBuffer: 64 << 20 });
+    return { ...parsePgbench(stdout + stderr), ...pgbenchPercentiles(logDir) };
+  } finally {
+    rmSync(logDir, { recursive: true, force: true });
+  }
+}
+
+const HOT_ROW_SCRIPT = `\\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = 1;
+SELECT abalance FROM pgbench_accounts WHERE aid = 1;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = 1;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = 1;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 1, :delta, CURRENT_TIMESTAMP);
+END;
+`;
+
+async function ceilings(dbs: Scratch): Promise<{ bare: LoadResult; tpcb: PgbenchResult; hotRow: PgbenchResult; pay: PgbenchResult; payHot: PgbenchResult }> {
+  log(`bare Fastify: GET / for ${DURATION_S}s`);
+  const server = await bareFastify();
+  let bare: LoadResult;
+  try {
+    bare = await load({ kind: 'get', baseUrl: server.url, headers: {}, connections: CONNECTIONS, durationS: DURATION_S, paths: ['/'] });
+  } finally {
+    await server.stop();
+  }
+  rows.push({ group: 'ceiling', scenario: 'bare Fastify GET /', rps: bare.rps, p50: bare.p50, p99: bare.p99, errors: bare.non2xx + bare.errors + bare.timeouts, target: 'ceiling' });
+
+  const bin = await findPgbench();
+  const url = await dbs.create('pgbench_bench');
+  log(`pgbench -i -s ${PGBENCH_SCALE}`);
+  await run(path.join(bin, 'pgbench'), ['-i', '-q', '-s', String(PGBENCH_SCALE), '-I', 'dtGvp', url], { maxBuffer: 64 << 20 });
+  log(`pgbench -b tpcb-like for ${DURATION_S}s`);
+  const tpcb = await pgbench(bin, url, ['-b', 'tpcb-like']);
+  rows.push({ group: 'ceiling', scenario: `pgbench tpcb-like (scale ${PGBENCH_SCALE})`, rps: tpcb.tps, p50: tpcb.p50, p99: tpcb.p99, errors: tpcb.failed, target: 'ceiling' });
+  const hotFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-hot-')), 'hot-row.sql');
+  writeFileSync(hotFile, HOT_ROW_SCRIPT);
+  log(`pgbench tpcb-like on one hot row for ${DURATION_S}s`);
+  const hotRow = await pgbench(bin, url, ['-f', hotFile]);
+  rmSync(path.dirname(hotFile), { recursive: true, force: true });
+  rows.push({ group: 'ceiling', scenario: 'pgbench tpcb-like, one hot row', rps: hotRow.tps, p50: hotRow.p50, p99: hotRow.p99, errors: hotRow.failed, target: 'ceiling' });
+
+  const ceilingRun = async (accounts: number) => {
+    const { stdout, stderr } = await run('bash', [path.join(HERE, 'payment-ceiling', 'run.sh')], {
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PGBENCH_URL: url, DURATION: String(DURATION_S), CONNECTIONS: String(CONNECTIONS), ACCOUNTS: String(accounts) },
+      maxBuffer: 64 << 20,
+    });
+    return parsePgbench(stdout + stderr);
+  };
+  log(`payment ceiling (payment.sql) over 1000 balances for ${DURATION_S}s`);
+  const pay = await ceilingRun(1000);
+  rows.push({ group: 'ceiling', scenario: 'payment.sql, 1000 balances (payments/s)', rps: pay.tps, errors: pay.failed, target: 'ceiling', notes: [`latency avg ${pay.latencyAvgMs} ms`] });
+  log(`payment ceiling (payment.sql) on one hot balance for ${DURATION_S}s`);
+  const payHot = await ceilingRun(1);
+  rows.push({ group: 'ceiling', scenario: 'payment.sql, one hot balance', rps: payHot.tps, errors: payHot.failed, target: 'ceiling', notes: [`latency avg ${payHot.latencyAvgMs} ms`] });
+  await dbs.drop(url);
+  return { bare, tpcb, hotRow, pay, payHot };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Scratch databases and Redis prefix
+
+class Scratch {
+  private readonly made: string[] = [];
+  readonly tag = `${Math.floor(Date.now() / 1000)}_${randomBytes(3).toString('hex')}`;
+
+  private async admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+    const c = new pg.Client({ connectionString: ROOT_URL });
+    await c.connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end();
+    }
+  }
+
+  async create(kind: string): Promise<string> {
+    const name = `${kind}_${this.tag}`;
+    await this.admin((c) => c.query(`CREATE DATABASE "${name}"`));
+    this.made.push(name);
+    return withDatabase(ROOT_URL, name);
+  }
+
+  async drop(url: string): Promise<void> {
+    const name = new URL(url).pathname.slice(1);
+    if (KEEP_DB) return log(`kept database ${name} (BENCH_KEEP_DB=1)`);
+    await this.admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    this.made.splice(this.made.indexOf(name), 1);
+  }
+
+  /** Drops every database this run created (only those). */
+  async dropAll(): Promise<void> {
+    for (const name of [...this.made]) await this.drop(withDatabase(ROOT_URL, name)).catch((err) => log(`could not drop ${name}: ${err}`));
+  }
+}
+
+async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
+  let n = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) n += await redis.unlink(...keys);
+  } while (cursor !== '0');
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The service
+
+interface World {
+  db: pg.Pool;
+  platformId: string;
+  auth: string;
+  senders: string[];
+  hot: string;
+  platformUsd: string;
+  destination: string;
+  api: ApiProcess;
+  worker: ServiceProcess;
+  queue: Queue;
+}
+
+async function seed(databaseUrl: string): Promise<{ platformId: string; auth: string; senders: string[]; hot: string; platformUsd: string }> {
+  const prisma = createPrisma(databaseUrl, 2);
+  try {
+    const platform = await createPlatform(prisma, { name: 'bench' });
+    const customers = Array.from({ length: SENDERS + 1 }, (_, i) => ({
+      id: newId('Customer'),
+      platformId: platform.platformId,
+      platformCustomerId: `bench_${i}`,
+      customerType: 'INDIVIDUAL',
+      status: 'APPROVED',
+      currencies: ['USD'],
+      fullName: `Bench Sender ${i}`,
+      umaAddress: `$bench${i}@bench.example`,
+    }));
+    const accounts = customers.map((c) => ({ id: newId('InternalAccount'), platformId: platform.platformId, customerId: c.id, ownerKey: c.id, currency: 'USD', type: 'INTERNAL_FIAT' }));
+    await prisma.$transaction(async (tx) => {
+      await tx.customer.createMany({ data: customers as any });
+      await tx.internalAccount.createMany({ data: accounts as any });
+    });
+    const platformUsd = (await prisma.internalAccount.findFirstOrThrow({ where: { platformId: platform.platformId, customerId: null, currency: 'USD' } })).id;
+    return {
+      platformId: platform.platformId,
+      auth: `Basic ${Buffer.from(`${platform.clientId}:${platform.clientSecret}`).toString('base64')}`,
+      senders: accounts.slice(1).map((a) => a.id),
+      hot: accounts[0]!.id,
+      platformUsd,
+    };
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+async function call(w: Pick<World, 'api' | 'auth'>, method: string, url: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${w.api.baseUrl}${API}${url}`, {
+    method,
+    headers: { authorization: w.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, stepMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/** Bounded-concurrency map. */
+async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < items.length) await fn(items[i++]!);
+  }));
+}
+
+/** Σ available + held of the given accounts, and Σ held alone. */
+async function sums(db: pg.Pool, accounts: string[]): Promise<{ total: bigint; held: bigint }> {
+  const r = await db.query('SELECT COALESCE(SUM(available_balance + held_balance), 0)::text AS total, COALESCE(SUM(held_balance), 0)::text AS held FROM internal_accounts WHERE id = ANY($1)', [accounts]);
+  return { total: BigInt(r.rows[0].total), held: BigInt(r.rows[0].held) };
+}
+
+interface BacklogSample {
+  t: number;
+  processing: number;
+  queued: number;
+}
+
+/** Samples PROCESSING transactions and the payments queue's depth every second while `during` runs. */
+async function sampled<T>(w: World, during: Promise<T>): Promise<{ value: T; samples: BacklogSample[] }> {
+  const samples: BacklogSample[] = [];
+  const started = Date.now();
+  let stop = false;
+  const sampler = (async () => {
+    while (!stop) {
+      const [p, q] = await Promise.all([
+        w.db.query(`SELECT count(*)::int AS n FROM transactions WHERE platform_id = $1 AND status = 'PROCESSING'`, [w.platformId]),
+        w.queue.getJobCounts('wait', 'prioritized', 'delayed', 'active'),
+      ]);
+      samples.push({ t: (Date.now() - started) / 1000, processing: p.rows[0].n, queued: Object.values(q).reduce((a, b) => a + b, 0) });
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+  try {
+    return { value: await during, samples };
+  } finally {
+    stop = true;
+    await sampler;
+  }
+}
+
+/**
+ * Whether the settlement backlog grew: the least-squares slope of the PROCESSING count over the samples
+ * after the first fifth of the run, times the window, compared with the larger of the connection count and
+ * half the mean backlog (a steady backlog of in-flight payments is fine; one that keeps climbing is not).
+ */
+function backlogVerdict(samples: BacklogSample[]): { grows: boolean; mean: number; max: number; slopePerS: number; maxQueued: number } {
+  const window = samples.filter((s) => s.t >= DURATION_S * 0.2);
+  const max = Math.max(0, ...samples.map((s) => s.processing));
+  const maxQueued = Math.max(0, ...samples.map((s) => s.queued));
+  if (window.length < 3) return { grows: false, mean: max, max, slopePerS: 0, maxQueued };
+  const n = window.length;
+  const mt = window.reduce((a, s) => a + s.t, 0) / n;
+  const mp = window.reduce((a, s) => a + s.processing, 0) / n;
+  const slope = window.reduce((a, s) => a + (s.t - mt) * (s.processing - mp), 0) / Math.max(1e-9, window.reduce((a, s) => a + (s.t - mt) ** 2, 0));
+  const span = window[n - 1]!.t - window[0]!.t;
+  return { grows: slope * span > Math.max(CONNECTIONS, mp / 2), mean: Math.round(mp), max, slopePerS: Math.round(slope * 10) / 10, maxQueued };
+}
+
+interface MoneyCheck {
+  exact: boolean;
+  problems: string[];
+  /** From the end of the load until the service was quiet again (every payment settled, outbox relayed). */
+  drainMs: number;
+  /** Transactions written during the scenario, by status. */
+  statuses: Record<string, number>;
+  written: number;
+  answered: number;
+}
+
+async function transactionIds(w: World): Promise<Set<string>> {
+  return new Set((await w.db.query('SELECT id FROM transactions WHERE platform_id = $1', [w.platformId])).rows.map((r) => r.id as string));
+}
+
+/**
+ * Waits (bounded) until the service is quiet: no request still writing (the transaction count stands
+ * still for two samples a second apart; autocannon stops with requests in flight), no payment PENDING or
+ * PROCESSING, nothing waiting in the payments queue, every outbox event relayed.
+ */
+async function quiesce(w: World, timeoutMs = 180_000): Promise<number> {
+  const started = Date.now();
+  let last = -1;
+  await until(
+    'the service quiet (payments settled, queue empty, outbox relayed)',
+    async () => {
+      const [t, o, q] = await Promise.all([
+        w.db.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE status IN ('PENDING', 'PROCESSING'))::int AS open FROM transactions WHERE platform_id = $1`, [w.platformId]),
+        w.db.query('SELECT count(*)::int AS n FROM webhook_events WHERE relayed_at IS NULL'),
+        w.queue.getJobCounts('wait', 'prioritized', 'active'),
+      ]);
+      const stable = t.rows[0].n === last;
+      last = t.rows[0].n;
+      return stable && t.rows[0].open === 0 && o.rows[0].n === 0 && Object.values(q).every((n) => n === 0);
+    },
+    timeoutMs,
+    1000,
+  );
+  return Date.now() - started;
+}
+
+/**
+ * After a payment scenario, once the service is quiet: every transaction written during the scenario is
+ * COMPLETED; the answered ones (201) are among them, and only requests cut off in flight when the load
+ * stopped (at most one per connection) were written without an answer; the senders' balances went down by
+ * exactly the sum of the written transactions' sent amounts, and the answered amounts are the stored ones;
+ * nothing stays held; every journal balances (the ledger sums to zero per currency) and every cached
+ * balance equals its entries.
+ */
+async function moneyCheck(w: World, accounts: string[], before: { total: bigint; ids: Set<string> }, r: LoadResult): Promise<MoneyCheck> {
+  const answered = r.transactionIds ?? [];
+  const problems: string[] = [];
+  const drainMs = await quiesce(w).catch((err: Error) => {
+    problems.push(err.message);
+    return NaN;
+  });
+  const rowsNow = (await w.db.query('SELECT id, status, sent_amount::text AS sent FROM transactions WHERE platform_id = $1', [w.platformId])).rows as Array<{ id: string; status: string; sent: string }>;
+  const written = rowsNow.filter((t) => !before.ids.has(t.id));
+  const statuses: Record<string, number> = {};
+  for (const t of written) statuses[t.status] = (statuses[t.status] ?? 0) + 1;
+  if ((statuses.COMPLETED ?? 0) !== written.length) problems.push(`not every payment COMPLETED: ${JSON.stringify(statuses)}`);
+  if (new Set(answered).size !== answered.length) problems.push('a transaction id was answered twice');
+  const byId = new Map(written.map((t) => [t.id, t]));
+  const missing = answered.filter((id) => !byId.has(id));
+  if (missing.length) problems.push(`${missing.length} answered payments have no transaction`);
+  const unanswered = written.length - answered.length;
+  if (unanswered < 0 || unanswered > CONNECTIONS) problems.push(`${written.length} transactions written for ${answered.length} answered payments (at most ${CONNECTIONS} may be cut off in flight)`);
+  const answeredSum = answered.reduce((a, id) => a + BigInt(byId.get(id)?.sent ?? 0), 0n);
+  if (answeredSum !== BigInt(r.sentTotal ?? '0')) problems.push(`the answers say ${r.sentTotal} was sent, the stored transactions ${answeredSum}`);
+  const writtenSum = written.reduce((a, t) => a + BigInt(t.sent), 0n);
+  const after = await sums(w.db, accounts);
+  const moved = before.total - after.total;
+  if (moved !== writtenSum) problems.push(`the senders' balances went down by ${moved}, the payments written sent ${writtenSum}`);
+  if (after.held !== 0n) problems.push(`${after.held} still held on the senders' accounts`);
+  const ledger = await w.db.query(`SELECT currency, SUM(amount)::text AS total FROM ledger_entries WHERE platform_id = $1 GROUP BY currency HAVING SUM(amount) <> 0`, [w.platformId]);
+  for (const row of ledger.rows) problems.push(`ledger entries in ${row.currency} sum to ${row.total}, not 0`);
+  const mismatched = await w.db.query(
+    `SELECT a.id FROM internal_accounts a
+     LEFT JOIN (SELECT account, SUM(CASE WHEN bucket = 'AVAILABLE' THEN amount ELSE 0 END) AS avail,
+                       SUM(CASE WHEN bucket = 'HELD' THEN amount ELSE 0 END) AS held
+                FROM ledger_entries WHERE platform_id = $1 GROUP BY account) e ON e.account = a.id
+     WHERE a.platform_id = $1 AND (a.available_balance <> COALESCE(e.avail, 0) OR a.held_balance <> COALESCE(e.held, 0))`,
+    [w.platformId],
+  );
+  if (mismatched.rowCount) problems.push(`${mismatched.rowCount} accounts' cached balances differ from their ledger entries`);
+  return { exact: problems.length === 0, problems, drainMs, statuses, written: written.length, answered: answered.length };
+}
+
+/** Execute → COMPLETED (the status history's PROCESSING and COMPLETED rows) of the given payments, in ms. */
+async function settlementLag(w: World, ids: string[]): Promise<{ n: number; p50: number; p99: number; max: number }> {
+  const r = await w.db.query(
+    `SELECT count(*)::int AS n,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY lag) AS p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY lag) AS p99,
+            max(lag) AS max
+     FROM (SELECT EXTRACT(EPOCH FROM (c.created_at - p.created_at)) * 1000 AS lag
+           FROM transaction_status_changes c
+           JOIN transaction_status_changes p ON p.transaction_id = c.transaction_id AND p.field = 'status' AND p.to_status = 'PROCESSING'
+           WHERE c.field = 'status' AND c.to_status = 'COMPLETED' AND c.transaction_id = ANY($1)) x`,
+    [ids],
+  );
+  const x = r.rows[0];
+  return { n: x.n, p50: Math.round(Number(x.p50 ?? NaN)), p99: Math.round(Number(x.p99 ?? NaN)), max: Math.round(Number(x.max ?? NaN)) };
+}
+
+async function payScenario(w: World, name: string, sources: string[]): Promise<{ r: LoadResult & { cpuNote?: string }; money: MoneyCheck; backlog: ReturnType<typeof backlogVerdict>; lag: Awaited<ReturnType<typeof settlementLag>> }> {
+  const job = (durationS: number): LoadJob => ({
+    kind: 'pay',
+    baseUrl: w.api.baseUrl,
+    headers: { authorization: w.auth, 'content-type': 'application/json' },
+    connections: CONNECTIONS,
+    durationS,
+    pay: { path: `${API}/quotes`, sources, destination: w.destination, amount: AMOUNT },
+  });
+  if (WARMUP_S > 0) {
+    log(`${name}: warm-up ${WARMUP_S}s`);
+    await load(job(WARMUP_S));
+  }
+  await quiesce(w);
+  const before = { total: (await sums(w.db, sources)).total, ids: await transactionIds(w) };
+  log(`${name} for ${DURATION_S}s`);
+  const { value: r, samples } = await sampled(w, withCpu(w, () => load(job(DURATION_S))));
+  const money = await moneyCheck(w, sources, before, r);
+  const lag = await settlementLag(w, r.transactionIds ?? []);
+  return { r, money, backlog: backlogVerdict(samples), lag };
+}
+
+/** A GET scenario: warm-up, then the measured run. */
+async function getScenario(w: World, name: string, paths: string[]): Promise<LoadResult & { cpuNote?: string }> {
+  const job = (durationS: number): LoadJob => ({ kind: 'get', baseUrl: w.api.baseUrl, headers: { authorization: w.auth }, connections: CONNECTIONS, durationS, paths });
+  if (WARMUP_S > 0) {
+    log(`${name}: warm-up ${WARMUP_S}s`);
+    await load(job(WARMUP_S));
+  }
+  log(`${name} for ${DURATION_S}s`);
+  return withCpu(w, () => load(job(DURATION_S)));
+}
+
+async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): Promise<void> {
+  const databaseUrl = await dbs.create('svc_bench');
+  const prefix = `bench_${dbs.tag}`;
+  log(`scratch database ${new URL(databaseUrl).pathname.slice(1)}, Redis prefix ${prefix}`);
+  await migrate(databaseUrl);
+  const seeded = await seed(databaseUrl);
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_PREFIX: prefix,
+    RATE_LIMIT_MAX: '1000000000',
+    SANDBOX_RAIL_DELAY_SCALE: '0',
+    NODE_ENV: 'production',
+  };
+  let api: ApiProcess | undefined;
+  let worker: ServiceProcess | undefined;
+  const redis = new Redis(REDIS_URL);
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  const queue = new Queue(PAYMENTS_QUEUE, { connection: bullConnection(loadConfig({ DATABASE_URL: databaseUrl, REDIS_URL })), prefix: `${prefix}:bull` });
+  try {
+    log('starting the built API and worker');
+    [api, worker] = await Promise.all([startBuiltApi({ ...env, LOG_LEVEL: API_LOG_LEVEL }), startBuiltWorker({ ...env, LOG_LEVEL: 'info' })]);
+    rows.push({ group: 'start-up', scenario: 'API: spawn → /readyz 200', p50: api.readyMs, target: 'a few seconds' });
+    rows.push({ group: 'start-up', scenario: 'worker: spawn → "worker ready"', p50: worker.readyMs, target: 'a few seconds' });
+    const w: World = { db, api, worker, queue, ...seeded, destination: '' };
+
+    log(`funding ${SENDERS + 1} balances and registering the payee`);
+    const ext = await call(w, 'POST', '/platform/external-accounts', {
+      currency: 'USD',
+      accountInfo: {
+        accountType: 'USD_ACCOUNT',
+        accountNumber: '123456789',
+        routingNumber: '021000021',
+        bankAccountType: 'CHECKING',
+        bankName: 'Chase',
+        beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Grace Hopper', address: { line1: '1 Main St', city: 'New York', postalCode: '10001', country: 'US' } },
+      },
+    });
+    w.destination = ext.id;
+    await pool([w.hot, ...w.senders], 10, async (id) => void (await call(w, 'POST', `/sandbox/internal-accounts/${id}/fund`, { amount: 100_000_000_000 })));
+    await until('the payee external account ACTIVE', async () => (await call(w, 'GET', `/platform/external-accounts/${w.destination}`)).status === 'ACTIVE', 60_000, 200);
+
+    log('waiting for the service to be quiet');
+    await quiesce(w);
+    const cfg = await getScenario(w, 'GET /config', [`${API}/config`]);
+    const cfgErrors = cfg.non2xx + cfg.errors + cfg.timeouts;
+    rows.push({
+      group: 'service', scenario: 'GET /config (authenticated)', rps: cfg.rps, p50: cfg.p50, p99: cfg.p99, errors: cfgErrors,
+      ratio: cfg.rps / c.bare.rps, ratioTo: 'bare Fastify', target: `≥ ${TARGETS.readVsBare}× bare Fastify, 0 errors`,
+      pass: cfg.rps / c.bare.rps >= TARGETS.readVsBare && cfgErrors === 0, notes: [...cpuNote(cfg), ...failuresNote(cfg)],
+    });
+
+    const spread = await payScenario(w, `quote + immediate execution over ${SENDERS} balances`, w.senders);
+    const spreadErrors = spread.r.non2xx + spread.r.errors + spread.r.timeouts;
+    rows.push({
+      group: 'service', scenario: `quote+execute, ${SENDERS} balances`, rps: spread.r.rps, p50: spread.r.p50, p99: spread.r.p99, errors: spreadErrors,
+      ratio: spread.r.rps / c.tpcb.tps, ratioTo: 'pgbench tpcb-like',
+      target: `≥ ${TARGETS.paymentVsTpcb}× tpcb-like, p99 ≤ ${TARGETS.paymentP99Ms} ms, 0 errors, money exact, no backlog growth`,
+      pass: spread.r.rps / c.tpcb.tps >= TARGETS.paymentVsTpcb && spread.r.p99 <= TARGETS.paymentP99Ms && spreadErrors === 0 && spread.money.exact && !spread.backlog.grows,
+      notes: [
+        `${fmtRatio(spread.r.rps / c.pay.tps)} of payment.sql`,
+        spread.money.exact ? 'money exact' : `MONEY NOT EXACT: ${spread.money.problems.join('; ')}`,
+        `backlog ${spread.backlog.grows ? 'GREW' : 'steady'} (PROCESSING mean ${spread.backlog.mean}, max ${spread.backlog.max}, ${spread.backlog.slopePerS}/s; queue max ${spread.backlog.maxQueued})`,
+        `${spread.money.written} payments written, ${spread.money.answered} answered; quiet again ${spread.money.drainMs} ms after the load`,
+        ...cpuNote(spread.r),
+        ...failuresNote(spread.r),
+      ],
+      detail: { money: spread.money, backlog: spread.backlog, transactions: spread.r.transactionIds?.length, sent: spread.r.sentTotal },
+    });
+
+    const hot = await payScenario(w, 'quote + immediate execution on one hot balance', [w.hot]);
+    const hotErrors = hot.r.non2xx + hot.r.errors + hot.r.timeouts;
+    rows.push({
+      group: 'service', scenario: 'quote+execute, one hot balance', rps: hot.r.rps, p50: hot.r.p50, p99: hot.r.p99, errors: hotErrors,
+      ratio: hot.r.rps / spread.r.rps, ratioTo: 'quote+execute spread',
+      target: `≥ ${TARGETS.hotVsSpread}× spread, 0 errors, money exact, no backlog growth`,
+      pass: hot.r.rps / spread.r.rps >= TARGETS.hotVsSpread && hotErrors === 0 && hot.money.exact && !hot.backlog.grows,
+      notes: [
+        `${fmtRatio(hot.r.rps / c.payHot.tps)} of payment.sql on one hot balance`,
+        hot.money.exact ? 'money exact' : `MONEY NOT EXACT: ${hot.money.problems.join('; ')}`,
+        `backlog ${hot.backlog.grows ? 'GREW' : 'steady'} (PROCESSING mean ${hot.backlog.mean}, max ${hot.backlog.max}, ${hot.backlog.slopePerS}/s; queue max ${hot.backlog.maxQueued})`,
+        `${hot.money.written} payments written, ${hot.money.answered} answered; quiet again ${hot.money.drainMs} ms after the load`,
+        ...cpuNote(hot.r),
+        ...failuresNote(hot.r),
+      ],
+      detail: { money: hot.money, backlog: hot.backlog, transactions: hot.r.transactionIds?.length, sent: hot.r.sentTotal },
+    });
+
+    const ids = shuffle([...(spread.r.transactionIds ?? []), ...(hot.r.transactionIds ?? [])]).slice(0, 5000);
+    if (ids.length === 0) throw new Error('no payment succeeded: nothing to read with GET /transactions/{id}');
+    const tx = await getScenario(w, `GET /transactions/{id} (${ids.length} payments)`, ids.map((id) => `${API}/transactions/${id}`));
+    const txErrors = tx.non2xx + tx.errors + tx.timeouts;
+    rows.push({
+      group: 'service', scenario: 'GET /transactions/{id}', rps: tx.rps, p50: tx.p50, p99: tx.p99, errors: txErrors,
+      ratio: tx.rps / c.bare.rps, ratioTo: 'bare Fastify', target: `≥ ${TARGETS.readVsBare}× bare Fastify, 0 errors`,
+      pass: tx.rps / c.bare.rps >= TARGETS.readVsBare && txErrors === 0, notes: [...cpuNote(tx), ...failuresNote(tx)],
+    });
+
+    for (const [label, s] of [['spread', spread], ['hot balance', hot]] as const) {
+      rows.push({
+        group: 'service', scenario: `settlement lag (${label})`, p50: s.lag.p50, p99: s.lag.p99,
+        target: `p99 ≤ rail delay ${RAIL_DELAY_MS} ms + 1 s`, pass: s.lag.n > 0 && s.lag.p99 <= TARGETS.lagP99Ms,
+        notes: [`${s.lag.n} payments, execute → COMPLETED, max ${s.lag.max} ms`],
+      });
+    }
+  } finally {
+    await Promise.all([api?.stop(), worker?.stop()]);
+    await queue.close().catch(() => undefined);
+    await db.end().catch(() => undefined);
+    const n = await deletePrefix(redis, prefix).catch(() => 0);
+    log(`deleted ${n} Redis keys under ${prefix}:`);
+    await redis.quit().catch(() => undefined);
+  }
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `fn` and reports the CPU ms per request the API and the worker spent meanwhile. */
+async function withCpu<T extends { requests: number }>(w: Pick<World, 'api' | 'worker'>, fn: () => Promise<T>): Promise<T & { cpuNote?: string }> {
+  const a0 = cpuMs(w.api.child.pid);
+  const w0 = cpuMs(w.worker.child.pid);
+  const r = await fn();
+  const a1 = cpuMs(w.api.child.pid);
+  const w1 = cpuMs(w.worker.child.pid);
+  if (a0 === undefined || a1 === undefined || w0 === undefined || w1 === undefined || r.requests === 0) return r;
+  return { ...r, cpuNote: `CPU per request: API ${((a1 - a0) / r.requests).toFixed(2)} ms, worker ${((w1 - w0) / r.requests).toFixed(2)} ms` };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Report
+
+const fmtRatio = (r: number) => `${r.toFixed(3)}×`;
+const cpuNote = (r: { cpuNote?: string }) => (r.cpuNote ? [r.cpuNote] : []);
+const failuresNote = (r: LoadResult) => (r.failures.length ? [`first non-2xx: ${r.failures.map((f) => `${f.status} ${f.body.slice(0, 120)}`).join(' | ')}`] : []);
+const num = (v: number | undefined, digits = 0) => (v === undefined || Number.isNaN(v) ? '' : v.toFixed(digits));
+
+function shuffle<T>(a: T[]): T[] {
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}
+
+function table(): string {
+  const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'ratio', 'target', 'result'];
+  const body = rows.map((r) => [
+    r.scenario,
+    num(r.rps),
+    r.group === 'start-up' ? `${r.p50} (ready)` : num(r.p50, r.p50 !== undefined && r.p50 < 10 ? 1 : 0),
+    num(r.p99, r.p99 !== undefined && r.p99 < 10 ? 1 : 0),
+    r.errors === undefined ? '' : String(r.errors),
+    r.ratio === undefined ? '' : `${fmtRatio(r.ratio)} ${r.ratioTo}`,
+    r.target ?? '',
+    r.pass === undefined ? '' : r.pass ? 'PASS' : 'FAIL',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i >= 1 && i <= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
+  let group = '';
+  for (let i = 0; i < rows.length; i++) {
+    if (rows[i]!.group !== group) {
+      group = rows[i]!.group;
+      out.push(`[${group}]`);
+    }
+    out.push(line(body[i]!));
+    for (const n of rows[i]!.notes ?? []) out.push(`    ${n}`);
+  }
+  return out.join('\n');
 }
 
 async function main() {
-  const databaseUrl = process.env.DATABASE_URL ?? (await ensureDatabase());
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  await migrate(databaseUrl);
-  const prisma = createPrisma(databaseUrl, 2);
-  const platform = await createPlatform(prisma, { name: 'bench' });
-  await prisma.$disconnect();
-
-  const server = spawn(process.execPath, ['dist/server.js'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: String(PORT), LOG_LEVEL: 'warn', REDIS_PREFIX: 'bench', RATE_LIMIT_MAX: '100000000' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const worker = spawn(process.execPath, ['dist/worker.js'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOG_LEVEL: 'warn', REDIS_PREFIX: 'bench', SANDBOX_RAIL_DELAY_SCALE: '0.01' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const baseUrl = `http://127.0.0.1:${PORT}`;
+  const startedAt = new Date();
+  const dbs = new Scratch();
+  const onSignal = () => {
+    log('interrupted: dropping the scratch databases');
+    void dbs.dropAll().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let error: unknown;
   try {
-    await waitReady(baseUrl);
-    const auth = `Basic ${Buffer.from(`${platform.clientId}:${platform.clientSecret}`).toString('base64')}`;
-    const ctx: BenchCtx = { databaseUrl, baseUrl, auth, platformId: platform.platformId };
-    console.log(`bench: ${DURATION_S}s per scenario, ${CONNECTIONS} connections, node ${process.version}`);
-    for (const s of SCENARIOS) {
-      const { path = '/', ...opts } = await s.setup(ctx);
-      const result = await autocannon({ url: `${baseUrl}${path}`, connections: CONNECTIONS, duration: DURATION_S, ...opts, headers: { authorization: auth, 'content-type': 'application/json', ...(opts.headers ?? {}) } });
-      if (result.non2xx > 0) console.warn(`${s.name}: ${result.non2xx} non-2xx answers — the figures below are not valid`);
-      console.log(
-        `${s.name.padEnd(40)} ${result.requests.average.toFixed(0).padStart(7)} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  (${result.requests.total} requests, ${result.non2xx} non-2xx, ${result.errors} errors)`,
-      );
-    }
+    log(`${DURATION_S}s per scenario, ${CONNECTIONS} connections, ${SENDERS} balances, node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    const c = await ceilings(dbs);
+    await service(dbs, c);
+  } catch (err) {
+    error = err;
   } finally {
-    server.kill('SIGTERM');
-    worker.kill('SIGTERM');
+    await dbs.dropAll();
   }
+  const pass = rows.filter((r) => r.pass !== undefined).every((r) => r.pass);
+  console.log(`\nnpm run bench — ${startedAt.toISOString()} — ${DURATION_S}s per scenario, ${CONNECTIONS} connections, ${os.cpus().length} CPUs (load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})\n`);
+  console.log(table());
+  if (error) {
+    console.error(`\nthe bench failed: ${(error as Error)?.stack ?? error}`);
+  } else {
+    console.log(`\n${pass ? 'every target met' : 'some targets missed'}`);
+  }
+  mkdirSync(path.dirname(RESULTS), { recursive: true });
+  writeFileSync(
+    RESULTS,
+    `${JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        finishedAt: new Date().toISOString(),
+        machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, loadAverageAtEnd: os.loadavg(), node: process.version },
+        settings: { durationS: DURATION_S, connections: CONNECTIONS, senders: SENDERS, amountMinor: AMOUNT, pgbenchScale: PGBENCH_SCALE, apiLogLevel: API_LOG_LEVEL, railDelayMs: RAIL_DELAY_MS },
+        targets: TARGETS,
+        rows,
+        pass: !error && pass,
+        error: error ? String((error as Error)?.message ?? error) : undefined,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`results: ${path.relative(process.cwd(), RESULTS)}`);
+  process.exit(error ? 1 : pass ? 0 : 2);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+void main();

@@ -7,7 +7,9 @@ async function main() {
   const config = loadConfig();
   const deps = await createDeps(config, 'worker');
   const running = startWorkers(deps);
-  deps.logger.info({ queues: running.workers.map((w) => w.name) }, 'worker started');
+  // Ready once every queue processor holds its Redis connection (the line operators and tests wait for).
+  await Promise.all(running.workers.map((w) => w.waitUntilReady()));
+  deps.logger.info({ queues: running.workers.map((w) => w.name) }, 'worker ready');
   // SIGTERM/SIGINT: finish the jobs in hand (BullMQ keeps the rest queued), then close the pools.
   closeWithGrace({ delay: config.SHUTDOWN_TIMEOUT_MS }, async ({ signal, err }) => {
     if (err) deps.logger.error({ err }, 'shutting down after error');

@@ -1,21 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { TestEnv } from './app.js';
 import { eventually } from './app.js';
+import { freePort } from './built-processes.js';
 
-/** A free TCP port on the loopback interface (the OS picks it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
-/** One real service process (src/server.ts or src/worker.ts through tsx) on a test's database and Redis. */
+/**
+ * One real service process from the sources (src/server.ts or src/worker.ts through tsx) on a test's
+ * database and Redis, for fault tests (kill -9, restarts). built-processes.ts runs the built dist/.
+ */
 export class ServiceProcess {
   child!: ChildProcess;
   private exited: Promise<number | null> = Promise.resolve(null);

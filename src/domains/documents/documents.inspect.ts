@@ -1,10 +1,11 @@
-import { fileTypeFromBuffer } from 'file-type';
-import sharp from 'sharp';
 import { ACCEPTED_MIME_TYPES, imageProblem, type ImageProblem } from './documents.model.js';
+// Loaded on the first upload only (start-up time): file-type and sharp are needed by document uploads alone.
+const fileType = () => import('file-type');
+const loadSharp = async () => (await import('sharp')).default;
 
 /** The file's real type from its bytes (magic numbers); undefined when it is not a PDF, JPEG or PNG. */
 export async function sniffDocumentType(bytes: Buffer): Promise<string | undefined> {
-  const detected = await fileTypeFromBuffer(bytes);
+  const detected = await (await fileType()).fileTypeFromBuffer(bytes);
   return detected && ACCEPTED_MIME_TYPES.has(detected.mime) ? detected.mime : undefined;
 }
 
@@ -17,6 +18,7 @@ const MAX_INPUT_PIXELS = 100_000_000;
 
 /** Decision A18 applied to an image's pixels; PDFs are not inspected. */
 export async function inspectImage(bytes: Buffer): Promise<ImageProblem | undefined> {
+  const sharp = await loadSharp();
   try {
     const image = sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' });
     const meta = await image.metadata();

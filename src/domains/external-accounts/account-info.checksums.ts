@@ -4,7 +4,7 @@ import bs58check from 'bs58check';
 import { validateBIC, validateIBAN } from 'ibantools';
 import { decode as decodeBolt11 } from 'light-bolt11-decoder';
 // viem/utils rather than viem: half the import time, same functions.
-import { isAddress } from 'viem/utils';
+import { toChecksumAddress } from '../../platform/evm.js';
 import type { FieldError } from '../../platform/errors.js';
 import type { CanonicalAccountType } from './account-types.js';
 
@@ -60,7 +60,7 @@ export function isValidEvmAddress(address: string): boolean {
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
   const hex = address.slice(2);
   if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
-  return isAddress(address, { strict: true });
+  return toChecksumAddress(address) === address;
 }
 
 /** A Solana address is an ed25519 public key: base58 of exactly 32 bytes. */

@@ -4,8 +4,8 @@ import bs58check from 'bs58check';
 import { bech32m } from '@scure/base';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { sha256 } from '@noble/hashes/sha2';
-import { concatBytes, utf8ToBytes } from '@noble/hashes/utils';
-import { hexToBytes, isHex, keccak256, recoverAddress, recoverMessageAddress, toBytes } from 'viem';
+import { keccak_256 } from '@noble/hashes/sha3';
+import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils';
 import type { SignatureFamily } from './external-accounts.model.js';
 
 /**
@@ -49,9 +49,15 @@ export async function verifyWalletSignature(input: {
   }
 }
 
+/** viem is loaded on the first signature check only: importing it costs ~0.3 s of every process's start-up. */
+const viem = () => import('viem');
+
+/** `0x` followed by exactly 65 bytes of hex. */
+const isSignatureHex = (s: string): s is `0x${string}` => /^0x[0-9a-fA-F]{130}$/.test(s);
+
 async function verifyEvm(address: string, message: string, signature: string): Promise<boolean> {
-  if (!isHex(signature) || hexToBytes(signature).length !== 65) return false;
-  const recovered = await recoverMessageAddress({ message, signature });
+  if (!isSignatureHex(signature)) return false;
+  const recovered = await (await viem()).recoverMessageAddress({ message, signature });
   return recovered.toLowerCase() === address.toLowerCase();
 }
 
@@ -97,17 +103,17 @@ export function sparkIdentityKey(address: string): Uint8Array {
 }
 
 export function tronMessageHash(message: string): `0x${string}` {
-  const body = toBytes(message);
-  return keccak256(concatBytes(utf8ToBytes(`\x19TRON Signed Message:\n${body.length}`), body));
+  const body = utf8ToBytes(message);
+  return `0x${bytesToHex(keccak_256(concatBytes(utf8ToBytes(`\x19TRON Signed Message:\n${body.length}`), body)))}`;
 }
 
 async function verifyTron(address: string, message: string, signature: string): Promise<boolean> {
   const hex = (signature.startsWith('0x') ? signature : `0x${signature}`) as `0x${string}`;
-  if (!isHex(hex) || hexToBytes(hex).length !== 65) return false;
-  const evm = await recoverAddress({ hash: tronMessageHash(message), signature: hex });
+  if (!isSignatureHex(hex)) return false;
+  const evm = await (await viem()).recoverAddress({ hash: tronMessageHash(message), signature: hex });
   return evmToTronAddress(evm) === address;
 }
 
 export function evmToTronAddress(evmAddress: string): string {
-  return bs58check.encode(Uint8Array.from([0x41, ...hexToBytes(evmAddress as `0x${string}`)]));
+  return bs58check.encode(Uint8Array.from([0x41, ...hexToBytes(evmAddress.replace(/^0x/, ''))]));
 }

@@ -3,7 +3,7 @@ import { bech32m } from '@scure/base';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import bs58 from 'bs58';
 import bs58check from 'bs58check';
-import { getAddress } from 'viem/utils';
+import { toChecksumAddress } from '../../../platform/evm.js';
 import { matchKeyFor, type DepositDetector, type FundingInstructionOut, type InstructionsRequest } from '../port.js';
 import { createSandboxInvoice } from './lightning-invoice.js';
 
@@ -40,7 +40,7 @@ function addressFor(quoteId: string, network: string): string {
       return bech32m.encode('spark', bech32m.toWords(Uint8Array.from([0x0a, 0x21, ...pubkey])), false);
     }
     default:
-      return getAddress(`0x${Buffer.from(seedBytes(quoteId, network, 20)).toString('hex')}`);
+      return toChecksumAddress(`0x${Buffer.from(seedBytes(quoteId, network, 20)).toString('hex')}`);
   }
 }
 
