@@ -19,6 +19,8 @@ import type { Clock } from '../../src/platform/clock.js';
 import { withDatabase } from './global-setup.js';
 
 export const BASE = '/2025-10-13';
+/** 32 bytes, base64: the sealing key of production-mode test environments. */
+export const TEST_SEALING_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** A clock tests can move. */
 export class TestClock implements Clock {
@@ -71,6 +73,8 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
     WEBHOOK_RETRY_MAX_MS: '400',
     WEBHOOK_TIMEOUT_MS: '2000',
     OUTBOX_RELAY_INTERVAL_MS: '50',
+    // Production refuses to start without a sealing key (issue 14); tests that run production get a fixed one.
+    ...(env.SVC_ENV === 'production' ? { EXTERNAL_ACCOUNT_ENCRYPTION_KEY: TEST_SEALING_KEY } : {}),
     ...env,
   });
   const clock = new TestClock();
@@ -107,7 +111,7 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
       for (const w of running) await w.close().catch(() => undefined);
       await app.close();
       await deps.adapters.close();
-      const keys = await redis.keys(`${config.REDIS_PREFIX}:*`);
+      const keys = [...(await redis.keys(`${config.REDIS_PREFIX}:*`)), ...(await redis.keys(`{${config.REDIS_PREFIX}}:*`))];
       if (keys.length) await redis.del(...keys);
       await closeQueues(queues);
       await redis.quit();

@@ -1,7 +1,7 @@
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
-import { queueOf } from '../../platform/queue.js';
+import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { applyPayoutReport, pollPayment, refundPayment, submitPayment, type StepOutcome } from './settlement.service.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
 import { expireQuote } from './transactions.service.js';
@@ -62,7 +62,7 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
       await followUp(deps, { platformId: data.platformId, transactionId: data.transactionId }, chains || outcome.next === 'REFUND' ? outcome : { next: 'DONE' });
       return outcome.next;
     },
-    { connection, prefix: `${deps.config.REDIS_PREFIX}:bull`, concurrency: deps.config.PAYMENT_CONCURRENCY },
+    { connection, prefix: queuePrefix(deps.config), concurrency: deps.config.PAYMENT_CONCURRENCY },
   );
 }
 

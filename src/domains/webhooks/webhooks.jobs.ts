@@ -2,7 +2,7 @@ import { Worker, type Job } from 'bullmq';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { incrementCounter } from '../../platform/metrics.js';
-import { queueOf } from '../../platform/queue.js';
+import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { postEnvelope } from './webhooks.delivery.js';
 import { NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
 import { recordAttempt } from './webhooks.repo.js';
@@ -107,7 +107,7 @@ export function startWebhookWorker(deps: AppDeps, connection: import('bullmq').C
     },
     {
       connection,
-      prefix: `${deps.config.REDIS_PREFIX}:bull`,
+      prefix: queuePrefix(deps.config),
       concurrency: deps.config.WEBHOOK_CONCURRENCY,
       settings: {
         backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade, deps.config.WEBHOOK_RETRY_BASE_MS, deps.config.WEBHOOK_RETRY_MAX_MS),
