@@ -7,6 +7,7 @@ import type { ConnectionOptions } from 'bullmq';
 import { closeQueues, createQueues } from './platform/queue.js';
 import { systemClock } from './platform/clock.js';
 import { loadSigner } from './platform/signing.js';
+import { assertMigrated } from './platform/schema-check.js';
 import { loggerOptions } from './platform/logger.js';
 import { ALL_QUEUES } from './modules.js';
 import { buildAdapters } from './adapters/registry.js';
@@ -19,6 +20,7 @@ export async function createDeps(config: AppConfig, name: string): Promise<AppDe
   const redis = createRedis(config);
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   try {
+    await assertMigrated(prisma);
     const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
     return await withAdapters({ config, prisma, redis, queues, clock: systemClock, signer, logger });
   } catch (err) {
