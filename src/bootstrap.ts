@@ -21,7 +21,7 @@ export async function createDeps(config: AppConfig, name: string): Promise<AppDe
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   try {
     await assertMigrated(prisma);
-    const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
+    const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY, config.STANDARD_WEBHOOKS_SECRET);
     return await withAdapters({ config, prisma, redis, queues, clock: systemClock, signer, logger });
   } catch (err) {
     // A misconfigured adapter stops start-up (server.ts/worker.ts print the message); close what is open.

@@ -187,7 +187,7 @@ describe('API: SIGTERM answers the requests in flight, then exits 0', () => {
 
   it('refuses to start on an unmigrated database with a sentence, not a stack trace', async () => {
     const empty = `svc_t_${Math.floor(Date.now() / 1000)}_empty${Math.random().toString(16).slice(2, 8)}`;
-    const admin = new pg.Client({ connectionString: env.config.DATABASE_URL });
+    const admin = new pg.Client({ connectionString: env.config.DATABASE_DIRECT_URL ?? env.config.DATABASE_URL });
     await admin.connect();
     await admin.query(`CREATE DATABASE "${empty}"`);
     try {

@@ -3,7 +3,7 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { incrementCounter } from '../../platform/metrics.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
-import { postEnvelope } from './webhooks.delivery.js';
+import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
 import { NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
 import { recordAttempt } from './webhooks.repo.js';
 
@@ -78,7 +78,7 @@ export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise
     return 'UNDELIVERABLE';
   }
   const url = platform.webhookEndpoint;
-  const result = await postEnvelope(url, { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: event.data }, deps.signer, deps.config.WEBHOOK_TIMEOUT_MS);
+  const result = await postEnvelope(url, { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: event.data }, deps.signer, deliveryOptions(deps.config));
   if (result.outcome === 'DELIVERED') {
     await recordAttempt(ctx, event.id, url, result, 'DELIVERED');
     await incrementCounter(deps, 'webhook_deliveries', 'delivered');
