@@ -69,9 +69,8 @@ export function registerBusinessMetrics(registry: client.Registry, deps: Busines
   });
   // Settlement latency (submission, else creation, to settlement) of payments completed among those
   // created in the last 24 hours, as cumulative buckets (a gauge histogram: recomputed each scrape).
-  // Collected first of the three (the registry collects in registration order), filling all three.
-  const sum = new client.Gauge({ name: 'svc_payment_settlement_seconds_sum', help: 'Total settlement latency of payments created in the last 24 h, in seconds', labelNames: ['rail'] as const, registers: [] });
-  const count = new client.Gauge({ name: 'svc_payment_settlement_seconds_count', help: 'Settled payments created in the last 24 h', labelNames: ['rail'] as const, registers: [] });
+  // Settlement latency of payments completed among those created in the last 24 hours, as
+  // cumulative buckets (a gauge histogram: recomputed from Postgres at each scrape).
   new client.Gauge({
     name: 'svc_payment_settlement_seconds_bucket',
     help: 'Settlement latency of payments created in the last 24 h: payments settled within le seconds',
@@ -79,18 +78,32 @@ export function registerBusinessMetrics(registry: client.Registry, deps: Busines
     registers: [registry],
     async collect() {
       this.reset();
-      sum.reset();
-      count.reset();
       for (const r of (await snapshot()).settlement) {
         SETTLEMENT_BUCKETS.forEach((le, i) => this.set({ rail: r.rail, le: String(le) }, r.buckets[i] ?? 0));
         this.set({ rail: r.rail, le: '+Inf' }, r.count);
-        count.set({ rail: r.rail }, r.count);
-        sum.set({ rail: r.rail }, r.sum);
       }
     },
   });
-  registry.registerMetric(sum);
-  registry.registerMetric(count);
+  new client.Gauge({
+    name: 'svc_payment_settlement_seconds_sum',
+    help: 'Total settlement latency of payments created in the last 24 h, in seconds',
+    labelNames: ['rail'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of (await snapshot()).settlement) this.set({ rail: r.rail }, r.sum);
+    },
+  });
+  new client.Gauge({
+    name: 'svc_payment_settlement_seconds_count',
+    help: 'Settled payments created in the last 24 h',
+    labelNames: ['rail'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const r of (await snapshot()).settlement) this.set({ rail: r.rail }, r.count);
+    },
+  });
   new client.Gauge({
     name: 'svc_webhook_backlog',
     help: 'Webhook deliveries waiting, scheduled for retry or in flight (all workers)',

@@ -28,7 +28,7 @@ describe('operator endpoints without operator credentials', () => {
 describe('operator endpoints with OPERATOR_USER / OPERATOR_PASSWORD', () => {
   let env: TestEnv;
   beforeAll(async () => {
-    env = await createTestEnv({ OPERATOR_USER: 'ops', OPERATOR_PASSWORD: 'ops-password-0123456789', SANDBOX_RAIL_DELAY_SCALE: '0.01', PAYMENT_STALE_MS: '60000' });
+    env = await createTestEnv({ OPERATOR_USER: 'ops', OPERATOR_PASSWORD: 'ops-password-0123456789' });
   });
   afterAll(() => env.close());
 
@@ -44,6 +44,16 @@ describe('operator endpoints with OPERATOR_USER / OPERATOR_PASSWORD', () => {
     }
   });
 
+});
+
+describe('business metrics', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    // Its own app: one scrape's results are cached for 10 s per process, so no earlier scrape may have run.
+    env = await createTestEnv({ OPERATOR_USER: 'ops', OPERATOR_PASSWORD: 'ops-password-0123456789', SANDBOX_RAIL_DELAY_SCALE: '0.01', SANDBOX_SLOW_MS: '360000000', PAYMENT_STALE_MS: '60000' });
+  });
+  afterAll(() => env.close());
+
   it('business metrics come from Postgres: payments by status and rail, settlement latency, stuck payments, webhook backlog, ledger check', async () => {
     const p = await env.platform();
     const workers = env.startWorkers();
@@ -52,14 +62,15 @@ describe('operator endpoints with OPERATOR_USER / OPERATOR_PASSWORD', () => {
       const dest = await anActiveExternalAccount(p, usdBankAccount('444555666'));
       const c = await anApprovedCustomer(env, p, ['USD']);
       await fund(p, c.accounts.USD!, 100_000);
+      // RECEIVING: the sandbox rail's scenario follows the amount the beneficiary receives.
       const pay = async (amount: number) => {
-        const q = (await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount } })).json();
+        const q = (await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: amount } })).json();
         expect((await p.request({ method: 'POST', url: `/quotes/${q.id}/execute` })).statusCode).toBe(200);
         return q.transactionId as string;
       };
       const done = await pay(1_000);
       await eventually(async () => (await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: done } })).status === 'COMPLETED', 20_000);
-      // A slow payment (amount ending 903): PROCESSING; then made to look submitted two days ago.
+      // A slow payment (received amount ending 903, SANDBOX_SLOW_MS): PROCESSING; then made to look submitted two days ago.
       stuckId = await pay(1_903);
       await eventually(async () => (await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: stuckId } })).status === 'PROCESSING', 20_000);
     } finally {
