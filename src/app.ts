@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -77,18 +77,26 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     reply.header('x-request-id', req.id);
     return payload;
   });
-  // One log line per request (request bodies are never logged: they carry PII).
+  // One log line per request (request bodies are never logged: they carry PII). `reqId` comes from
+  // the request logger's own binding: exactly one per line.
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
-      { reqId: req.id, platformId: req.principal?.platformId, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, latencyMs: Math.round(reply.elapsedTime) },
+      { platformId: req.principal?.platformId, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, latencyMs: Math.round(reply.elapsedTime) },
       'request',
     );
   });
 
-  createMetrics({ redis: deps.redis, redisPrefix: config.REDIS_PREFIX, queues: deps.queues, prisma: deps.prisma }).install(app);
+  const operatorGuard = operatorAuth(config);
+  createMetrics({
+    redis: deps.redis,
+    redisPrefix: config.REDIS_PREFIX,
+    queues: deps.queues,
+    prisma: deps.prisma,
+    business: { prisma: deps.prisma, queues: deps.queues, stuckAfterMs: (rail) => deps.adapters.rails.expectedSettlementMs(rail) + config.PAYMENT_STALE_MS },
+  }).install(app, operatorGuard);
   registerOperationalRoutes(app, deps);
-  await registerDocs(app);
-  await registerQueueDashboard(app, deps);
+  await registerDocs(app, config.API_BASE_PATH);
+  if (operatorGuard) await registerQueueDashboard(app, deps, operatorGuard);
 
   await app.register(
     async (api) => {
@@ -174,16 +182,44 @@ function registerOperationalRoutes(app: FastifyInstance, deps: AppDeps) {
   });
 }
 
-async function registerDocs(app: FastifyInstance) {
+/**
+ * /docs: "Try it out" calls the server the page was loaded from (a relative server URL, resolved by
+ * the browser against this host, behind any proxy), not the document's example `localhost:3000`.
+ */
+async function registerDocs(app: FastifyInstance, basePath: string) {
+  // The built server reads dist/openapi.json (written by `npm run build`): no YAML parse at start.
   const path = existsSync(OPENAPI_JSON_PATH) ? OPENAPI_JSON_PATH : OPENAPI_PATH;
   await app.register(swagger, { mode: 'static', specification: { path, baseDir: fileURLToPath(new URL('..', import.meta.url)) } });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    transformSpecificationClone: true,
+    transformSpecification: (spec) => ({ ...spec, servers: [{ url: basePath, description: 'This server' }] }),
+  });
 }
 
-/** bull-board at /admin/queues, only when OPERATOR_USER and OPERATOR_PASSWORD are set. */
-async function registerQueueDashboard(app: FastifyInstance, deps: AppDeps) {
-  const { OPERATOR_USER: user, OPERATOR_PASSWORD: password } = deps.config;
-  if (!user || !password) return;
+/**
+ * HTTP Basic auth of the operator endpoints (/metrics, /admin/queues) with OPERATOR_USER and
+ * OPERATOR_PASSWORD; undefined when they are not set, and those endpoints are then not served (404).
+ */
+function operatorAuth(config: AppDeps['config']) {
+  const { OPERATOR_USER: user, OPERATOR_PASSWORD: password } = config;
+  if (!user || !password) return undefined;
+  const expected = hmacHex('operator', `${user}:${password}`);
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const header = req.headers.authorization ?? '';
+    const decoded = header.startsWith('Basic ') ? Buffer.from(header.slice(6), 'base64').toString('utf8') : '';
+    const given = hmacHex('operator', decoded);
+    if (!timingSafeEqual(Buffer.from(given), Buffer.from(expected))) {
+      // Answered here, not thrown: bull-board installs its own error handler in its scope.
+      reply.header('www-authenticate', 'Basic realm="operator"');
+      return sendError(reply, 401, 'UNAUTHORIZED', 'Operator credentials are missing or invalid.');
+    }
+  };
+}
+
+/** bull-board at /admin/queues, behind the operator credentials. */
+async function registerQueueDashboard(app: FastifyInstance, deps: AppDeps, guard: NonNullable<ReturnType<typeof operatorAuth>>) {
   // Imported only when the dashboard is on: bull-board costs ~0.3 s of start-up.
   const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }] = await Promise.all([
     import('@bull-board/api'),
@@ -193,18 +229,8 @@ async function registerQueueDashboard(app: FastifyInstance, deps: AppDeps) {
   const serverAdapter = new FastifyAdapter();
   createBullBoard({ queues: Object.values(deps.queues).map((q) => new BullMQAdapter(q)), serverAdapter: serverAdapter as any });
   serverAdapter.setBasePath('/admin/queues');
-  const expected = hmacHex('operator', `${user}:${password}`);
   await app.register(async (scope) => {
-    scope.addHook('onRequest', async (req, reply) => {
-      const header = req.headers.authorization ?? '';
-      const decoded = header.startsWith('Basic ') ? Buffer.from(header.slice(6), 'base64').toString('utf8') : '';
-      const given = hmacHex('operator', decoded);
-      if (!timingSafeEqual(Buffer.from(given), Buffer.from(expected))) {
-        // Answered here, not thrown: bull-board installs its own error handler in this scope.
-        reply.header('www-authenticate', 'Basic realm="operator"');
-        return sendError(reply, 401, 'UNAUTHORIZED', 'Operator credentials are missing or invalid.');
-      }
-    });
+    scope.addHook('onRequest', guard);
     await scope.register(serverAdapter.registerPlugin() as any, { prefix: '/admin/queues' });
   });
 }

@@ -2,10 +2,12 @@ import pino from 'pino';
 import type { AppConfig } from './config.js';
 import type { AppDeps } from './deps.js';
 import { createPrisma } from './platform/db.js';
-import { createRedis } from './platform/redis.js';
+import { createRedis, redisConnection } from './platform/redis.js';
+import type { ConnectionOptions } from 'bullmq';
 import { closeQueues, createQueues } from './platform/queue.js';
 import { systemClock } from './platform/clock.js';
 import { loadSigner } from './platform/signing.js';
+import { assertMigrated } from './platform/schema-check.js';
 import { loggerOptions } from './platform/logger.js';
 import { ALL_QUEUES } from './modules.js';
 import { buildAdapters } from './adapters/registry.js';
@@ -16,10 +18,11 @@ import { InvalidationBus } from './platform/process-cache.js';
 export async function createDeps(config: AppConfig, name: string): Promise<AppDeps> {
   const logger = pino(loggerOptions(config.LOG_LEVEL, name));
   const prisma = createPrisma(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, txMaxWaitMs: config.DATABASE_TX_MAX_WAIT_MS, txTimeoutMs: config.DATABASE_TX_TIMEOUT_MS });
-  const redis = createRedis(config.REDIS_URL);
+  const redis = createRedis(config);
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   try {
-    const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
+    await assertMigrated(prisma);
+    const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY, config.STANDARD_WEBHOOKS_SECRET);
     return await withAdapters({ config, prisma, redis, queues, clock: systemClock, signer, logger });
   } catch (err) {
     // A misconfigured adapter stops start-up (server.ts/worker.ts print the message); close what is open.
@@ -41,18 +44,12 @@ export async function withAdapters(base: Omit<AppDeps, 'adapters' | 'bus'>): Pro
   return deps;
 }
 
-/** BullMQ opens its own connections from these options (it needs maxRetriesPerRequest: null). */
-export function bullConnection(config: AppConfig) {
-  const u = new URL(config.REDIS_URL);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 6379),
-    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-    ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
-    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
-    maxRetriesPerRequest: null,
-  };
+/**
+ * BullMQ opens its own connections from these options (it needs maxRetriesPerRequest: null); in
+ * cluster mode it is given a Cluster (REDIS_MODE, docs/deploy.md "Redis").
+ */
+export function bullConnection(config: AppConfig): ConnectionOptions {
+  return redisConnection(config, true) as ConnectionOptions;
 }
 
 export async function closeDeps(deps: Pick<AppDeps, 'prisma' | 'redis' | 'queues'> & { adapters?: AppDeps['adapters']; bus?: AppDeps['bus'] }): Promise<void> {

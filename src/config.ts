@@ -72,11 +72,23 @@ export const envSchema = z.object({
     .default('/2025-10-13'),
   PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
   DATABASE_URL: z.string().min(1, 'is required (postgresql://user@host:5432/db)'),
+  /**
+   * A direct (session-mode) connection for the migration runner and its advisory lock, when
+   * DATABASE_URL goes through a transaction-mode pooler such as PgBouncer. Unset: DATABASE_URL.
+   */
+  DATABASE_DIRECT_URL: z.string().min(1).optional(),
   DATABASE_POOL_MAX: int(10, 1),
   DATABASE_TX_MAX_WAIT_MS: int(10_000, 100),
   DATABASE_TX_TIMEOUT_MS: int(15_000, 100),
   REDIS_URL: z.string().min(1, 'is required (redis://host:6379)'),
-  REDIS_PREFIX: z.string().default('svc'),
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, _ . or -').default('svc'),
+  /** Redis topology (docs/deploy.md "Redis"): standalone (REDIS_URL), sentinel or cluster. */
+  REDIS_MODE: z.enum(['standalone', 'sentinel', 'cluster']).default('standalone'),
+  /** Sentinel mode: the sentinels (host:port, comma-separated) and the name of the monitored master. */
+  REDIS_SENTINELS: z.string().optional(),
+  REDIS_SENTINEL_MASTER: z.string().default('mymaster'),
+  /** Cluster mode: seed nodes (host:port, comma-separated); REDIS_URL's credentials and TLS apply to each. */
+  REDIS_CLUSTER_NODES: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: int(1_048_576, 1024),
   SHUTDOWN_TIMEOUT_MS: int(20_000, 100),
@@ -137,6 +149,7 @@ export const envSchema = z.object({
   S3_BUCKET: z.string().optional(),
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_SESSION_TOKEN: z.string().optional(),
   S3_FORCE_PATH_STYLE: bool.default(true),
   S3_TIMEOUT_MS: int(15_000, 100),
   // Fees and FX (src/domains/fees, src/adapters/fx; docs/decisions.md "Fees and FX").
@@ -239,6 +252,15 @@ export const envSchema = z.object({
   PAYMENT_UNKNOWN_AFTER_MS: int(300_000, 0),
   OPERATOR_USER: z.string().optional(),
   OPERATOR_PASSWORD: z.string().optional(),
+  /** Worker only: port of its health endpoint (GET /healthz, /readyz); 0 = none. */
+  WORKER_HEALTH_PORT: int(0, 0),
+  /** Signs each webhook also the Standard Webhooks way (webhook-id/-timestamp/-signature) with this whsec_ secret. */
+  STANDARD_WEBHOOKS_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=]{20,}$/, 'must be whsec_ followed by a base64 secret of at least 16 bytes')
+    .optional(),
+  /** OpenTelemetry tracing through the official Node SDK: off unless true (OTEL_* variables configure the exporter). */
+  OTEL_ENABLED: bool.default(false),
 });
 
 export type AppConfig = z.infer<typeof envSchema> & {
@@ -250,6 +272,28 @@ export type AppConfig = z.infer<typeof envSchema> & {
 
 export class ConfigError extends Error {}
 
+/**
+ * Well-known values shipped in .env.example and docker-compose.yml for the local sandbox. A
+ * production process refuses them (and the settings production cannot do without), naming each.
+ */
+export const SANDBOX_DEFAULT_SECRETS = {
+  OPERATOR_PASSWORD: ['operator-change-me'],
+  SANDBOX_CLIENT_SECRET: ['sandbox-secret-change-me'],
+} as const;
+
+function productionProblems(cfg: z.infer<typeof envSchema>): string[] {
+  const out: string[] = [];
+  if (!cfg.WEBHOOK_SIGNING_KEY) out.push('WEBHOOK_SIGNING_KEY: is required in production (PEM, P-256: openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt)');
+  if (!cfg.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) out.push('EXTERNAL_ACCOUNT_ENCRYPTION_KEY: is required in production: account identifiers are sealed at rest (openssl rand -base64 32)');
+  if (cfg.OPERATOR_PASSWORD && (SANDBOX_DEFAULT_SECRETS.OPERATOR_PASSWORD as readonly string[]).includes(cfg.OPERATOR_PASSWORD)) {
+    out.push('OPERATOR_PASSWORD: is the sandbox default; set a password of your own (openssl rand -base64 24) or unset OPERATOR_USER/OPERATOR_PASSWORD');
+  } else if (cfg.OPERATOR_PASSWORD && cfg.OPERATOR_PASSWORD.length < 16) {
+    out.push('OPERATOR_PASSWORD: must be at least 16 characters in production');
+  }
+  if (cfg.WEBHOOK_ALLOW_PRIVATE_URLS === true) out.push('WEBHOOK_ALLOW_PRIVATE_URLS: must not be true in production (webhooks could reach the internal network)');
+  return out;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -257,8 +301,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const cfg = parsed.data;
-  if (cfg.SVC_ENV === 'production' && !cfg.WEBHOOK_SIGNING_KEY) {
-    throw new ConfigError('Invalid configuration:\n  WEBHOOK_SIGNING_KEY: is required in production (PEM, P-256)');
+  if (cfg.SVC_ENV === 'production') {
+    const problems = productionProblems(cfg);
+    if (problems.length) throw new ConfigError(`Invalid configuration for SVC_ENV=production:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
+  if (cfg.REDIS_MODE === 'sentinel' && !cfg.REDIS_SENTINELS) {
+    throw new ConfigError('Invalid configuration:\n  REDIS_SENTINELS: is required with REDIS_MODE=sentinel (host:port,host:port)');
+  }
+  if (cfg.REDIS_MODE === 'cluster' && !cfg.REDIS_CLUSTER_NODES) {
+    throw new ConfigError('Invalid configuration:\n  REDIS_CLUSTER_NODES: is required with REDIS_MODE=cluster (host:port,host:port)');
   }
   if (cfg.SVC_ENV === 'production' && cfg.FAULT_INJECTION) {
     throw new ConfigError('Invalid configuration:\n  FAULT_INJECTION: is a test-only setting and is refused in production');

@@ -5,6 +5,8 @@ import { MODULES } from './modules.js';
 
 export interface RunningWorkers {
   workers: Worker[];
+  /** Heartbeats: when each periodic loop last finished a pass (epoch ms); worker health reads them. */
+  heartbeats: Map<string, number>;
   /** Stops taking jobs, waits for the running ones to finish, stops the loops. */
   close(): Promise<void>;
 }
@@ -17,7 +19,9 @@ export function startWorkers(deps: AppDeps): RunningWorkers {
 
   let stopped = false;
   const wakers = new Set<() => void>();
+  const heartbeats = new Map<string, number>();
   const loops = MODULES.flatMap((m) => m.loops ?? []).map(async (loop) => {
+    heartbeats.set(loop.name, Date.now());
     while (!stopped) {
       let handled = 0;
       try {
@@ -25,6 +29,7 @@ export function startWorkers(deps: AppDeps): RunningWorkers {
       } catch (err) {
         deps.logger.error({ err, loop: loop.name }, 'loop failed');
       }
+      heartbeats.set(loop.name, Date.now());
       // A full batch means more is waiting: go again at once.
       if (loop.batch && handled >= loop.batch(deps)) continue;
       if (stopped) break;
@@ -42,6 +47,7 @@ export function startWorkers(deps: AppDeps): RunningWorkers {
 
   return {
     workers,
+    heartbeats,
     async close() {
       stopped = true;
       for (const wake of [...wakers]) wake();

@@ -58,9 +58,11 @@ export async function migrate(databaseUrl: string, dir = DEFAULT_DIR, log: (m: s
 }
 
 async function main() {
-  const url = process.env.DATABASE_URL;
+  // Migrations hold a session-level advisory lock: through a transaction-mode pooler (PgBouncer) they
+  // need a direct connection (DATABASE_DIRECT_URL, docs/deploy.md "PgBouncer").
+  const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;
   if (!url) {
-    console.error('DATABASE_URL is required');
+    console.error('DATABASE_URL (or DATABASE_DIRECT_URL) is required');
     process.exit(2);
   }
   const r = await migrate(url, DEFAULT_DIR, (m) => console.log(m));

@@ -1,17 +1,19 @@
 import client from 'prom-client';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from './redis.js';
 import type { Queues } from './queue.js';
 import type { PrismaClient } from './db.js';
+import { registerBusinessMetrics, type BusinessMetricsDeps } from './business-metrics.js';
 
 /**
  * Prometheus metrics. Request metrics are per process (Prometheus scrapes each API process);
  * counters that workers produce live in Redis hashes so any API process reports the cluster-wide
  * totals, and queue depths are read from BullMQ at scrape time.
  */
-export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues: Queues; prisma?: PrismaClient }) {
+export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues: Queues; prisma?: PrismaClient; business?: BusinessMetricsDeps }) {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
+  if (deps.business) registerBusinessMetrics(registry, deps.business);
   const requests = new client.Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by route, method and status',
@@ -89,13 +91,18 @@ export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues:
     });
   }
 
-  function install(app: FastifyInstance) {
+  /**
+   * Counts every request; serves GET /metrics only when `guard` is given (operator credentials set),
+   * behind it. Without operator credentials /metrics is a 404.
+   */
+  function install(app: FastifyInstance, guard?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) {
     app.addHook('onResponse', async (req, reply) => {
       const route = req.routeOptions.url ?? 'unmatched';
       requests.inc({ method: req.method, route, status: String(reply.statusCode) });
       latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
     });
-    app.get('/metrics', { logLevel: 'warn' }, async (_req, reply) => {
+    if (!guard) return;
+    app.get('/metrics', { logLevel: 'warn', onRequest: guard }, async (_req, reply) => {
       reply.type(registry.contentType);
       return registry.metrics();
     });

@@ -8,10 +8,19 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
+/**
+ * BullMQ's key prefix: `{<REDIS_PREFIX>}:bull`. The braces are a Redis Cluster hash tag: every key
+ * of every queue hashes to one slot, so BullMQ's multi-key scripts work on a cluster (CROSSSLOT
+ * otherwise). Queues and workers must use the same prefix.
+ */
+export function queuePrefix(config: { REDIS_PREFIX: string }): string {
+  return `{${config.REDIS_PREFIX}}:bull`;
+}
+
 export function createQueues(names: readonly string[], connection: ConnectionOptions, prefix: string): Queues {
   const out: Queues = {};
   for (const name of names) {
-    out[name] = new Queue(name, { connection, prefix: `${prefix}:bull`, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+    out[name] = new Queue(name, { connection, prefix: queuePrefix({ REDIS_PREFIX: prefix }), defaultJobOptions: DEFAULT_JOB_OPTIONS });
   }
   return out;
 }

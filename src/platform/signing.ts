@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { PrismaClient } from './db.js';
 
 const KEY_ID = 'webhook-signing';
@@ -9,6 +9,20 @@ export interface Signer {
   signatureHeader(body: string | Buffer): string;
   /** Raw DER signature, for other signed exchanges (the http rail bridge). */
   signRaw(body: string | Buffer): Buffer;
+  /**
+   * Standard Webhooks headers (STANDARD_WEBHOOKS_SECRET set): `webhook-id`, `webhook-timestamp` (now,
+   * Unix seconds, signed) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`).
+   */
+  standardWebhookHeaders?(id: string, body: string): Record<string, string>;
+}
+
+function standardWebhooks(secret: string): Signer['standardWebhookHeaders'] {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  return (id, body) => {
+    const timestamp = Math.floor(Date.now() / 1000).toString();
+    const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+    return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+  };
 }
 
 function makeSigner(privateKey: KeyObject): Signer {
@@ -29,7 +43,12 @@ function makeSigner(privateKey: KeyObject): Signer {
  * The key comes from WEBHOOK_SIGNING_KEY; without it (sandbox only, enforced in config.ts) one key
  * is generated and kept in the database so every process and every restart signs with the same key.
  */
-export async function loadSigner(prisma: PrismaClient, pem: string | undefined): Promise<Signer> {
+export async function loadSigner(prisma: PrismaClient, pem: string | undefined, standardWebhooksSecret?: string): Promise<Signer> {
+  const signer = await loadKeySigner(prisma, pem);
+  return standardWebhooksSecret ? { ...signer, standardWebhookHeaders: standardWebhooks(standardWebhooksSecret) } : signer;
+}
+
+async function loadKeySigner(prisma: PrismaClient, pem: string | undefined): Promise<Signer> {
   if (pem) return makeSigner(createPrivateKey(pem.replace(/\\n/g, '\n')));
   const existing = await prisma.serviceKey.findUnique({ where: { id: KEY_ID } });
   if (existing) return makeSigner(createPrivateKey(existing.privateKeyPem));

@@ -95,7 +95,7 @@ describe('building the adapters at start', () => {
   });
 
   it('in production: no sandbox liveness or beneficiary check unless asked, and asking for them stops start-up', async () => {
-    const prod = { SVC_ENV: 'production', WEBHOOK_SIGNING_KEY: testPem() };
+    const prod = { SVC_ENV: 'production', WEBHOOK_SIGNING_KEY: testPem(), EXTERNAL_ACCOUNT_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
     const a = await build(prod);
     expect(a.liveness).toBeUndefined();
     expect(a.beneficiaryCheck.id).toBe('none');
@@ -123,7 +123,7 @@ describe('building the adapters at start', () => {
   });
 
   it('built-ins check their settings too (S3 storage without a bucket)', async () => {
-    await expect(build({ DOCUMENT_STORAGE: 's3' })).rejects.toThrow(/DOCUMENT_STORAGE = s3: S3_BUCKET: is required when DOCUMENT_STORAGE=s3; S3_ACCESS_KEY_ID/);
+    await expect(build({ DOCUMENT_STORAGE: 's3' })).rejects.toThrow(/DOCUMENT_STORAGE = s3: S3_BUCKET: is required when DOCUMENT_STORAGE=s3/);
   });
 
   it('a rail the adapter says it does not serve is refused', async () => {

@@ -19,6 +19,8 @@ import type { Clock } from '../../src/platform/clock.js';
 import { withDatabase } from './global-setup.js';
 
 export const BASE = '/2025-10-13';
+/** 32 bytes, base64: the sealing key of production-mode test environments. */
+export const TEST_SEALING_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** A clock tests can move. */
 export class TestClock implements Clock {
@@ -55,14 +57,17 @@ export interface TestPlatform extends CreatedPlatform {
 export async function createTestEnv(env: Record<string, string> = {}, opts: BuildOptions & { logStream?: { write(s: string): void } } = {}): Promise<TestEnv> {
   const suffix = randomBytes(5).toString('hex');
   const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_${suffix}`;
-  const rootUrl = inject('databaseUrl');
+  const rootUrl = inject('databaseDirectUrl');
   const admin = new pg.Client({ connectionString: rootUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
   await admin.end();
-  const databaseUrl = withDatabase(rootUrl, dbName);
+  // The app's connections go where DATABASE_URL says (PgBouncer in CI's pooled run); creating and
+  // dropping databases always goes directly.
+  const databaseUrl = withDatabase(inject('databaseUrl'), dbName);
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
+    DATABASE_DIRECT_URL: withDatabase(rootUrl, dbName),
     REDIS_URL: inject('redisUrl'),
     REDIS_PREFIX: `t_${suffix}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -71,13 +76,15 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
     WEBHOOK_RETRY_MAX_MS: '400',
     WEBHOOK_TIMEOUT_MS: '2000',
     OUTBOX_RELAY_INTERVAL_MS: '50',
+    // Production refuses to start without a sealing key (issue 14); tests that run production get a fixed one.
+    ...(env.SVC_ENV === 'production' ? { EXTERNAL_ACCOUNT_ENCRYPTION_KEY: TEST_SEALING_KEY } : {}),
     ...env,
   });
   const clock = new TestClock();
   const prisma = createPrisma(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, txMaxWaitMs: config.DATABASE_TX_MAX_WAIT_MS, txTimeoutMs: config.DATABASE_TX_TIMEOUT_MS });
   const redis = createRedis(config.REDIS_URL);
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
-  const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY);
+  const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY, config.STANDARD_WEBHOOKS_SECRET);
   const logger = opts.logStream ? pino(loggerOptions(config.LOG_LEVEL, 'test'), opts.logStream) : pino(loggerOptions(config.LOG_LEVEL, 'test'));
   const deps: AppDeps = await withAdapters({ config, prisma, redis, queues, clock, signer, logger });
   const app = await buildApp(deps, opts);
@@ -108,7 +115,7 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
       await app.close();
       await deps.bus.close();
       await deps.adapters.close();
-      const keys = await redis.keys(`${config.REDIS_PREFIX}:*`);
+      const keys = [...(await redis.keys(`${config.REDIS_PREFIX}:*`)), ...(await redis.keys(`{${config.REDIS_PREFIX}}:*`))];
       if (keys.length) await redis.del(...keys);
       await closeQueues(queues);
       await redis.quit();

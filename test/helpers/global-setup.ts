@@ -8,6 +8,8 @@ import { migrate } from '../../src/cli/db-migrate.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** Session-mode connection for creating databases and migrating (DATABASE_DIRECT_URL; else databaseUrl). */
+    databaseDirectUrl: string;
     redisUrl: string;
     templateDb: string;
   }
@@ -39,14 +41,16 @@ export default async function setup(project: TestProject) {
   for (const d of readdirSync(dir).sort()) hash.update(d).update(readFileSync(path.join(dir, d, 'migration.sql')));
   const templateDb = `svc_tpl_${hash.digest('hex').slice(0, 12)}`;
 
-  const admin = new pg.Client({ connectionString: databaseUrl });
+  // Behind a transaction-mode pooler (.ci/pgbouncer), databases are created and migrated directly.
+  const directUrl = process.env.DATABASE_DIRECT_URL || databaseUrl;
+  const admin = new pg.Client({ connectionString: directUrl });
   await admin.connect();
   try {
     await admin.query('SELECT pg_advisory_lock(727002)');
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [templateDb]);
     if (exists.rowCount === 0) {
       await admin.query(`CREATE DATABASE "${templateDb}"`);
-      await migrate(withDatabase(databaseUrl, templateDb));
+      await migrate(withDatabase(directUrl, templateDb));
     }
     // Per-file databases are dropped when their file ends; these are leftovers of crashed runs.
     // Only old ones go: another test run may be using the young ones right now.
@@ -61,6 +65,7 @@ export default async function setup(project: TestProject) {
     await admin.end();
   }
   project.provide('databaseUrl', databaseUrl);
+  project.provide('databaseDirectUrl', directUrl);
   project.provide('redisUrl', redisUrl);
   project.provide('templateDb', templateDb);
   return async () => {

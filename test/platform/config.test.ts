@@ -148,6 +148,33 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x', SVC_ENV: 'production' })).toThrow(/WEBHOOK_SIGNING_KEY/);
   });
 
+  it('production refuses sandbox defaults and names every missing setting at once', () => {
+    const base = { DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x', SVC_ENV: 'production' };
+    let message = '';
+    try {
+      loadConfig({ ...base, OPERATOR_USER: 'operator', OPERATOR_PASSWORD: 'operator-change-me', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^Invalid configuration for SVC_ENV=production:/);
+    expect(message).toMatch(/WEBHOOK_SIGNING_KEY: is required in production/);
+    expect(message).toMatch(/EXTERNAL_ACCOUNT_ENCRYPTION_KEY: is required in production/);
+    expect(message).toMatch(/OPERATOR_PASSWORD: is the sandbox default/);
+    expect(message).toMatch(/WEBHOOK_ALLOW_PRIVATE_URLS: must not be true in production/);
+    const good = { ...base, WEBHOOK_SIGNING_KEY: generatePem(), EXTERNAL_ACCOUNT_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64') };
+    expect(() => loadConfig({ ...good, OPERATOR_USER: 'ops', OPERATOR_PASSWORD: 'short' })).toThrow(/OPERATOR_PASSWORD: must be at least 16 characters/);
+    expect(loadConfig(good).SVC_ENV).toBe('production');
+    // Sandbox keeps working with the defaults.
+    expect(loadConfig({ DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x', OPERATOR_USER: 'operator', OPERATOR_PASSWORD: 'operator-change-me' }).SVC_ENV).toBe('sandbox');
+  });
+
+  it('Redis sentinel and cluster modes need their nodes', () => {
+    const base = { DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x' };
+    expect(() => loadConfig({ ...base, REDIS_MODE: 'sentinel' })).toThrow(/REDIS_SENTINELS: is required with REDIS_MODE=sentinel/);
+    expect(() => loadConfig({ ...base, REDIS_MODE: 'cluster' })).toThrow(/REDIS_CLUSTER_NODES: is required with REDIS_MODE=cluster/);
+    expect(() => loadConfig({ ...base, REDIS_PREFIX: 'a{b}' })).toThrow(/REDIS_PREFIX/);
+  });
+
   it('.env.example lists every variable the service reads', () => {
     const listed = new Set(
       readFileSync(new URL('../../.env.example', import.meta.url), 'utf8')

@@ -20,6 +20,8 @@ describe('logging', () => {
     expect(res.statusCode).toBe(200);
     const reqLines = logged().filter((l) => l.reqId === 'log-test-1');
     expect(reqLines).toHaveLength(1);
+    // Exactly one reqId key on every line of the request (JSON.parse would hide a duplicate).
+    for (const raw of lines.filter((l) => l.includes('log-test-1'))) expect(raw.match(/"reqId":/g)).toHaveLength(1);
     expect(reqLines[0]).toMatchObject({ msg: 'request', platformId: p.platformId, method: 'GET', route: '/2025-10-13/config', status: 200, latencyMs: expect.any(Number) });
   });
 

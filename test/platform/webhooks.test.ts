@@ -12,7 +12,7 @@ let receiver: Receiver;
 let workers: RunningWorkers | undefined;
 
 beforeAll(async () => {
-  env = await createTestEnv();
+  env = await createTestEnv({ OPERATOR_USER: 'ops', OPERATOR_PASSWORD: 'ops-password-0123456789' });
 });
 afterAll(() => env.close());
 afterEach(async () => {
@@ -221,7 +221,7 @@ describe('metrics', () => {
   it('exposes request, queue and delivery metrics in Prometheus format', async () => {
     const p = await env.platform();
     await p.request({ method: 'GET', url: '/config' });
-    const res = await env.app.inject({ method: 'GET', url: '/metrics' });
+    const res = await env.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Basic ${Buffer.from('ops:ops-password-0123456789').toString('base64')}` } });
     expect(res.statusCode).toBe(200);
     expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/2025-10-13\/config",status="200"\} \d+/);
     expect(res.body).toContain('http_request_duration_seconds_bucket');

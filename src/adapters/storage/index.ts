@@ -13,14 +13,19 @@ export function documentStorageFor(config: AppConfig): DocumentStorage {
     case 'local':
       return localStorage(config.DOCUMENT_STORAGE_DIR);
     case 's3': {
-      const missing = (['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((k) => !config[k]);
-      if (missing.length) throw new ConfigError(`Invalid configuration:\n${missing.map((k) => `  ${k}: is required when DOCUMENT_STORAGE=s3`).join('\n')}`);
+      const problems: string[] = [];
+      if (!config.S3_BUCKET) problems.push('S3_BUCKET: is required when DOCUMENT_STORAGE=s3');
+      // Keys are optional (IAM roles, web identity, instance profiles through the SDK's chain), but come in pairs.
+      if (!config.S3_ACCESS_KEY_ID !== !config.S3_SECRET_ACCESS_KEY) problems.push('S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY: set both or neither (neither: the AWS default credential chain)');
+      if (config.S3_SESSION_TOKEN && !config.S3_ACCESS_KEY_ID) problems.push('S3_SESSION_TOKEN: needs S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
+      if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
       return s3Storage({
         endpoint: config.S3_ENDPOINT,
         region: config.S3_REGION,
         bucket: config.S3_BUCKET!,
-        accessKeyId: config.S3_ACCESS_KEY_ID!,
-        secretAccessKey: config.S3_SECRET_ACCESS_KEY!,
+        accessKeyId: config.S3_ACCESS_KEY_ID,
+        secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+        sessionToken: config.S3_SESSION_TOKEN,
         forcePathStyle: config.S3_FORCE_PATH_STYLE,
         timeoutMs: config.S3_TIMEOUT_MS,
       });

@@ -1,3 +1,4 @@
+import { isValidE164, PHONE_MESSAGE } from '../../platform/phone.js';
 import { z } from 'zod';
 import { countrySpecs } from 'ibantools';
 import { isKnownCurrency } from '../../platform/currencies.js';
@@ -26,8 +27,8 @@ export const pastDate = () =>
 
 export const text = (max = 255) => z.string().trim().min(1, 'Must not be empty.').max(max);
 export const email = () => z.email({ message: 'Must be an email address.' }).max(254);
-/** Decision B§1: phones are strict E.164. */
-export const e164 = () => z.string().regex(/^\+[1-9]\d{1,14}$/, { message: 'Must be an international (E.164) number such as +15555550123.' });
+/** Decision B§1: phones are strict E.164, and valid for their country (libphonenumber-js, issue 14). */
+export const e164 = () => z.string().regex(/^\+[1-9]\d{1,14}$/, { message: PHONE_MESSAGE }).refine(isValidE164, { message: PHONE_MESSAGE });
 export const currency = () => z.string().refine(isKnownCurrency, { message: 'Unknown currency.' });
 
 export const address = () =>

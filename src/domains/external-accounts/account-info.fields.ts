@@ -1,3 +1,4 @@
+import { isValidE164, PHONE_MESSAGE } from '../../platform/phone.js';
 import { z } from 'zod';
 import { countrySpecs } from 'ibantools';
 
@@ -23,8 +24,8 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T)
 
 export const bankAccountType = () => oneOf(['CHECKING', 'SAVINGS']);
 
-/** Decision B§1: phones are strict E.164. */
-export const e164 = () => z.string().regex(/^\+[1-9]\d{1,14}$/, 'Must be an international (E.164) number such as +15555550123.');
+/** Decision B§1: phones are strict E.164, and valid for their country (libphonenumber-js, issue 14). */
+export const e164 = () => z.string().regex(/^\+[1-9]\d{1,14}$/, { message: PHONE_MESSAGE }).refine(isValidE164, { message: PHONE_MESSAGE });
 
 /** A phone with a fixed country code and national digit count, as the spec gives for mobile-money types. */
 export const phoneIn = (countryCode: string, nationalDigits: string) =>

@@ -1,3 +1,4 @@
+import { queuePrefix } from '../../platform/queue.js';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { EXTERNAL_ACCOUNTS_QUEUE, type BeneficiaryCheckJob, type LivenessOutcomeJob } from './external-accounts.queue.js';
@@ -21,6 +22,6 @@ export function startExternalAccountsWorker(deps: AppDeps, connection: Connectio
       }
       throw new Error(`unknown job ${job.name} on ${EXTERNAL_ACCOUNTS_QUEUE}`);
     },
-    { connection, prefix: `${deps.config.REDIS_PREFIX}:bull`, concurrency: CONCURRENCY },
+    { connection, prefix: queuePrefix(deps.config), concurrency: CONCURRENCY },
   );
 }

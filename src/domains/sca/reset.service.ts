@@ -1,3 +1,4 @@
+import { isValidE164 } from '../../platform/phone.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
@@ -139,7 +140,7 @@ export async function completeReset(ctx: Ctx, customerId: string, resetId: strin
   }
   if (r.factor === 'SMS_OTP' && !input.mobile) throw new ValidationError([{ field: 'mobile', message: 'Required for an SMS_OTP reset.' }]);
   const phone = input.mobile ? `+${input.mobile.countryCode.replace(/^\+/, '')}${input.mobile.number.replace(/\D/g, '')}` : null;
-  if (phone && !/^\+[1-9]\d{1,14}$/.test(phone)) throw new ValidationError([{ field: 'mobile', constraint: { format: 'e.164' }, message: 'countryCode and number must make an E.164 number.' }]);
+  if (phone && !isValidE164(phone)) throw new ValidationError([{ field: 'mobile', constraint: { format: 'e.164' }, message: 'countryCode and number must make an E.164 number.' }]);
   const now = ctx.clock.now();
   await ctx.db.$transaction(async (tx) => {
     await transitionReset(ctx, tx, r, 'complete', { completedAt: now, ...(input.mobile ? { mobile: input.mobile as any } : {}) });

@@ -1,3 +1,4 @@
+import { queuePrefix } from '../../platform/queue.js';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { SCA_QUEUE, type ResetLivenessOutcomeJob } from './sca.queue.js';
@@ -16,6 +17,6 @@ export function startScaWorker(deps: AppDeps, connection: ConnectionOptions): Wo
       }
       throw new Error(`unknown job ${job.name} on ${SCA_QUEUE}`);
     },
-    { connection, prefix: `${deps.config.REDIS_PREFIX}:bull`, concurrency: CONCURRENCY },
+    { connection, prefix: queuePrefix(deps.config), concurrency: CONCURRENCY },
   );
 }

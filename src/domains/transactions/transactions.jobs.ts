@@ -1,7 +1,7 @@
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
-import { queueOf } from '../../platform/queue.js';
+import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import { applyPayoutReport, pollPayment, refundPayment, submitPayment, type StepOutcome } from './settlement.service.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
@@ -122,7 +122,7 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
       await scheduleNext(deps, { platformId: data.platformId, transactionId: data.transactionId }, outcome, job.name === 'poll' || job.name === 'reconcile' ? data.token : undefined);
       return outcome.next;
     },
-    { connection, prefix: `${deps.config.REDIS_PREFIX}:bull`, concurrency: deps.config.PAYMENT_CONCURRENCY },
+    { connection, prefix: queuePrefix(deps.config), concurrency: deps.config.PAYMENT_CONCURRENCY },
   );
 }
 

@@ -1,7 +1,7 @@
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
-import { queueOf } from '../../platform/queue.js';
+import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import type { Verification } from '../../generated/prisma/client.js';
 import type { KycOutcome } from '../../adapters/kyc/port.js';
@@ -95,7 +95,7 @@ export async function processDecision(deps: AppDeps, job: DecisionJob): Promise<
 export function startDecisionWorker(deps: AppDeps, connection: ConnectionOptions): Worker {
   return new Worker<DecisionJob>(KYC_QUEUE, async (job: Job<DecisionJob>) => processDecision(deps, job.data), {
     connection,
-    prefix: `${deps.config.REDIS_PREFIX}:bull`,
+    prefix: queuePrefix(deps.config),
     concurrency: 4,
   });
 }

@@ -1,4 +1,6 @@
+import { fetch as undiciFetch } from 'undici';
 import type { Signer } from '../../platform/signing.js';
+import { webhookDispatcher } from './webhook-url.js';
 import { serializeEnvelope, isDelivered, type AttemptOutcome, type Envelope } from './webhooks.model.js';
 
 export interface AttemptResult {
@@ -11,17 +13,37 @@ export interface AttemptResult {
 
 const MAX_RESPONSE_BODY = 2048;
 
+export interface DeliveryOptions {
+  timeoutMs: number;
+  /** Private and loopback addresses allowed (sandbox); otherwise checked on every connection (SSRF). */
+  allowPrivate: boolean;
+}
+
+export const deliveryOptions = (config: { WEBHOOK_TIMEOUT_MS: number; webhookAllowPrivateUrls: boolean }): DeliveryOptions => ({
+  timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+  allowPrivate: config.webhookAllowPrivateUrls,
+});
+
 /** One POST of one envelope. Never throws: every failure is an outcome to record. */
-export async function postEnvelope(url: string, envelope: Envelope, signer: Signer, timeoutMs: number): Promise<AttemptResult> {
+export async function postEnvelope(url: string, envelope: Envelope, signer: Signer, opts: DeliveryOptions): Promise<AttemptResult> {
+  const { timeoutMs } = opts;
   const body = serializeEnvelope(envelope);
   const started = performance.now();
   try {
-    const res = await fetch(url, {
+    const dispatcher = webhookDispatcher(opts.allowPrivate);
+    const res = await undiciFetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-svc-signature': signer.signatureHeader(body), 'user-agent': 'svc-webhooks/1' },
+      headers: {
+        'content-type': 'application/json',
+        'x-svc-signature': signer.signatureHeader(body),
+        // Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) when configured.
+        ...signer.standardWebhookHeaders?.(envelope.id, body),
+        'user-agent': 'svc-webhooks/1',
+      },
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
+      ...(dispatcher ? { dispatcher } : {}),
     });
     const text = (await res.text().catch(() => '')).slice(0, MAX_RESPONSE_BODY);
     const latencyMs = Math.round(performance.now() - started);

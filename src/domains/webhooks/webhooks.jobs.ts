@@ -2,9 +2,9 @@ import { Worker, type Job } from 'bullmq';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { incrementCounter } from '../../platform/metrics.js';
-import { queueOf } from '../../platform/queue.js';
+import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
-import { postEnvelope } from './webhooks.delivery.js';
+import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
 import { NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
 import { recordAttempt } from './webhooks.repo.js';
 
@@ -111,7 +111,7 @@ export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise
     return 'UNDELIVERABLE';
   }
   const url = platform.webhookEndpoint;
-  const result = await postEnvelope(url, { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: event.data }, deps.signer, deps.config.WEBHOOK_TIMEOUT_MS);
+  const result = await postEnvelope(url, { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: event.data }, deps.signer, deliveryOptions(deps.config));
   if (result.outcome === 'DELIVERED') {
     await recordAttempt(ctx, event.id, url, result, 'DELIVERED');
     await incrementCounter(deps, 'webhook_deliveries', 'delivered');
@@ -140,7 +140,7 @@ export function startWebhookWorker(deps: AppDeps, connection: import('bullmq').C
     async (job: Job<DeliveryJob>) => processDelivery(deps, job.data),
     {
       connection,
-      prefix: `${deps.config.REDIS_PREFIX}:bull`,
+      prefix: queuePrefix(deps.config),
       concurrency: deps.config.WEBHOOK_CONCURRENCY,
       settings: {
         // Jobs queued before issue 11 retried in place with this strategy; each attempt is its own job now.

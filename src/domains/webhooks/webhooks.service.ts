@@ -3,7 +3,7 @@ import { BadRequestError, NotFoundError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { WebhookAttempt, WebhookEvent } from '../../generated/prisma/client.js';
-import { postEnvelope } from './webhooks.delivery.js';
+import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
 import { enqueueDelivery } from './webhooks.jobs.js';
 import { recordAttempt } from './webhooks.repo.js';
 
@@ -73,7 +73,7 @@ export async function sendTestEvent(ctx: Ctx): Promise<TestDeliveryResult> {
   const event = await ctx.db.webhookEvent.create({
     data: { id: newId('Webhook'), type: 'TEST', data: {}, createdAt: now, relayedAt: now } as any,
   });
-  const result = await postEnvelope(url, { id: event.id, type: 'TEST', timestamp: now.toISOString(), data: {} }, ctx.signer, ctx.config.WEBHOOK_TIMEOUT_MS);
+  const result = await postEnvelope(url, { id: event.id, type: 'TEST', timestamp: now.toISOString(), data: {} }, ctx.signer, deliveryOptions(ctx.config));
   await recordAttempt(ctx, event.id, url, result, result.outcome === 'DELIVERED' ? 'DELIVERED' : 'FAILED');
   const body = { url, response_status: result.httpStatus ?? 0, response_body: result.responseBody ?? '' };
   if (result.outcome !== 'DELIVERED') {

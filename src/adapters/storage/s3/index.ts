@@ -1,62 +1,72 @@
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { DocumentStorage } from '../port.js';
-import { sha256Hex, signRequest, type SigV4Credentials } from './sigv4.js';
 
 export interface S3Options {
-  /** e.g. `http://127.0.0.1:9000` (MinIO) or unset for AWS (`https://s3.<region>.amazonaws.com`). */
+  /** e.g. `http://127.0.0.1:9000` (MinIO) or unset for AWS. */
   endpoint?: string;
   region: string;
   bucket: string;
-  accessKeyId: string;
-  secretAccessKey: string;
+  /**
+   * Static keys (with an optional session token). Unset: the AWS SDK's default credential chain —
+   * AWS_* variables, web identity (EKS IRSA / pod identity), ECS task role, EC2 instance profile,
+   * SSO/shared config — refreshed by the SDK before they expire.
+   */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
   /** `<endpoint>/<bucket>/<key>` rather than `<bucket>.<host>/<key>`; most S3-compatible stores want this. */
   forcePathStyle: boolean;
+  /** Bound of one call, retries included. */
   timeoutMs: number;
-  now?: () => Date;
+  /** Attempts of one call (the SDK's standard retry strategy: throttling, 5xx and network errors, with jittered backoff). */
+  maxAttempts?: number;
 }
 
-/** An S3-compatible object store through plain signed HTTP requests (no SDK: three verbs are all we need). */
+/** An S3 (or S3-compatible) bucket through the official AWS SDK v3. */
 export function s3Storage(opts: S3Options): DocumentStorage {
-  const base = new URL(opts.endpoint ?? `https://s3.${opts.region}.amazonaws.com`);
-  const creds: SigV4Credentials = { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey, region: opts.region, service: 's3' };
-  const now = opts.now ?? (() => new Date());
-  const urlOf = (key: string) => {
-    const path = key.split('/').map(encodeURIComponent).join('/');
-    const u = new URL(base.toString());
-    const prefix = u.pathname.replace(/\/$/, '');
-    if (opts.forcePathStyle) u.pathname = `${prefix}/${encodeURIComponent(opts.bucket)}/${path}`;
-    else {
-      u.hostname = `${opts.bucket}.${u.hostname}`;
-      u.pathname = `${prefix}/${path}`;
-    }
-    return u;
+  const client = new S3Client({
+    region: opts.region,
+    ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+    forcePathStyle: opts.forcePathStyle,
+    maxAttempts: opts.maxAttempts ?? 3,
+    ...(opts.accessKeyId && opts.secretAccessKey
+      ? { credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey, ...(opts.sessionToken ? { sessionToken: opts.sessionToken } : {}) } }
+      : {}),
+  });
+  const signal = (callSignal?: AbortSignal) => (callSignal ? AbortSignal.any([callSignal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs));
+  const fail = (what: string, err: unknown) => {
+    const e = err as S3ServiceException;
+    const status = e.$metadata?.httpStatusCode;
+    return new Error(`S3 ${what} failed: ${status ? `HTTP ${status} ` : ''}${e.name ?? ''} ${e.message ?? ''}`.trim());
   };
-  async function send(method: string, key: string, body?: Buffer, extra: Record<string, string> = {}, callSignal?: AbortSignal): Promise<Response> {
-    const url = urlOf(key);
-    const headers = signRequest({ method, url, headers: extra, payloadHash: sha256Hex(body ?? '') }, creds, now());
-    delete headers.host; // fetch sets it from the URL
-    return fetch(url, { method, headers, body: body ? new Uint8Array(body) : undefined, signal: callSignal ? AbortSignal.any([callSignal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs) });
-  }
-  const fail = async (what: string, res: Response) => new Error(`S3 ${what} failed: HTTP ${res.status} ${(await res.text().catch(() => '')).slice(0, 200)}`);
   return {
     id: 's3',
     async put(key, bytes, contentType, callOpts) {
-      const res = await send('PUT', key, bytes, { 'content-type': contentType, 'content-length': String(bytes.length) }, callOpts?.signal);
-      if (!res.ok) throw await fail('PUT', res);
-      await res.arrayBuffer();
+      try {
+        await client.send(new PutObjectCommand({ Bucket: opts.bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.length }), { abortSignal: signal(callOpts?.signal) });
+      } catch (err) {
+        throw fail('PUT', err);
+      }
     },
     async get(key, callOpts) {
-      const res = await send('GET', key, undefined, {}, callOpts?.signal);
-      if (res.status === 404) {
-        await res.arrayBuffer();
-        return undefined;
+      try {
+        const res = await client.send(new GetObjectCommand({ Bucket: opts.bucket, Key: key }), { abortSignal: signal(callOpts?.signal) });
+        return Buffer.from(await res.Body!.transformToByteArray());
+      } catch (err) {
+        if (err instanceof NoSuchKey || (err as S3ServiceException).$metadata?.httpStatusCode === 404) return undefined;
+        throw fail('GET', err);
       }
-      if (!res.ok) throw await fail('GET', res);
-      return Buffer.from(await res.arrayBuffer());
     },
     async delete(key, callOpts) {
-      const res = await send('DELETE', key, undefined, {}, callOpts?.signal);
-      if (!res.ok && res.status !== 404) throw await fail('DELETE', res);
-      await res.arrayBuffer();
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket: opts.bucket, Key: key }), { abortSignal: signal(callOpts?.signal) });
+      } catch (err) {
+        if ((err as S3ServiceException).$metadata?.httpStatusCode === 404) return;
+        throw fail('DELETE', err);
+      }
+    },
+    async close() {
+      client.destroy();
     },
   };
 }
