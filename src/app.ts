@@ -12,6 +12,7 @@ import { ctxFor, type AppDeps, type Ctx } from './deps.js';
 import { installErrorHandling, sendError } from './platform/http/errors.js';
 import { registerPlatformAuth } from './platform/http/auth.js';
 import { installIdempotency } from './platform/http/idempotency.js';
+import { registerDashboard } from './platform/http/dashboard.js';
 import { createMetrics } from './platform/metrics.js';
 import { newId } from './platform/ids.js';
 import { hmacHex, randomToken } from './platform/secrets.js';
@@ -78,6 +79,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
   registerOperationalRoutes(app, deps);
   await registerDocs(app);
   await registerQueueDashboard(app, deps);
+  await registerDashboard(app, config);
 
   await app.register(
     async (api) => {
