@@ -80,7 +80,7 @@ async function signIn(page: Page, clientId: string, clientSecret: string) {
 }
 
 async function go(page: Page, hash: string, heading: string | RegExp) {
-  await page.evaluate((h) => (window.location.hash = h), hash);
+  await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
 }
 
@@ -103,7 +103,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
 
     await signIn(page, p.clientId, p.clientSecret);
     await expect(page.getByTestId('permissions').textContent()).resolves.toContain('MANAGE');
-    const stored = await page.evaluate(() => JSON.stringify({ l: { ...localStorage }, s: { ...sessionStorage }, c: document.cookie, u: location.href }));
+    const stored = await page.evaluate<string>('JSON.stringify({ l: { ...localStorage }, s: { ...sessionStorage }, c: document.cookie, u: location.href })');
     expect(stored).not.toContain(p.clientSecret);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
@@ -137,6 +137,16 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
     const page = await newPage();
     await signIn(page, p.clientId, p.clientSecret);
 
+    // A platform fee on ACH, set in the configuration page: 0.50 USD + 30 bps.
+    await go(page, '#/configuration', 'Configuration');
+    const feeForm = page.getByRole('form', { name: 'Set a platform fee' });
+    await feeForm.getByLabel('Variable (bps)').fill('30');
+    await feeForm.getByLabel('Fixed (USD)').fill('0.50');
+    await feeForm.getByRole('button', { name: 'Save fee' }).click();
+    const feeRow = page.locator('[data-testid=fee-configs] tr', { hasText: 'ACH · OUT · SVC' });
+    await feeRow.getByText('0.30%').waitFor();
+    await feeRow.getByText('0.50 USD').waitFor();
+
     await go(page, '#/sandbox', 'Sandbox tools');
     await page.locator('select[name=source]').selectOption(c.accounts.USD!);
     await page.locator('select[name=outcome]').selectOption('000');
@@ -146,6 +156,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
     await statusBadge(page, 'PENDING').waitFor();
     await page.getByRole('region', { name: 'Amounts' }).getByText('25.50 USD').first().waitFor();
     await page.getByRole('region', { name: 'Quote' }).getByText('PENDING').waitFor();
+    // base = 2550 - 50 (platform fixed) - 25 (service ACH) = 2475; 30 bps of it = 7.425 → 7; platform fee 57.
+    await page.getByRole('region', { name: 'Amounts' }).locator('div', { hasText: 'Platform fee' }).getByText('0.57 USD').waitFor();
     await page.getByRole('button', { name: 'Execute payment' }).click();
     await statusBadge(page, 'COMPLETED').waitFor();
     await page.getByTestId('timeline').getByText('OUTGOING_PAYMENT.COMPLETED').waitFor();
@@ -256,6 +268,33 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
     await page.context().close();
   });
 
+  it('creates an API token (secret shown once) that signs in, then deletes it', async () => {
+    const page = await newPage();
+    page.on('dialog', (d) => void d.accept());
+    await signIn(page, p.clientId, p.clientSecret);
+    await go(page, '#/configuration', 'Configuration');
+    await page.locator('input[name=tokenName]').fill('Finance team');
+    await page.getByRole('checkbox', { name: 'TRANSACT' }).check();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.getByTestId('new-token');
+    await shown.waitFor();
+    const [clientId, secret] = await shown.locator('code').allTextContents();
+    expect(clientId).toMatch(/^cli_/);
+    expect(secret).toMatch(/^sec_/);
+    await page.locator('[data-testid=tokens] tr', { hasText: 'Finance team' }).waitFor();
+    const other = await newPage();
+    await signIn(other, clientId!, secret!);
+    expect((await other.getByTestId('permissions').textContent())?.trim()).toBe('VIEWTRANSACT');
+    await other.context().close();
+    await page.getByRole('button', { name: 'I stored it — hide' }).click();
+    expect(await page.getByTestId('new-token').count()).toBe(0);
+    await page.getByRole('button', { name: 'Delete Finance team' }).click();
+    await page.locator('[data-testid=tokens] tr', { hasText: 'Finance team' }).waitFor({ state: 'detached' });
+    const res = await env.app.inject({ method: 'GET', url: `${BASE}/config`, headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` } });
+    expect(res.statusCode).toBe(401);
+    await page.context().close();
+  });
+
   it('a deleted token is signed out on its next call', async () => {
     const tok = (await p.request({ method: 'POST', url: '/tokens', payload: { name: 'Temp', permissions: ['VIEW'] } })).json();
     const page = await newPage();
@@ -274,7 +313,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
     await page.getByRole('button', { name: 'Menu' }).click();
     await page.getByRole('link', { name: 'Payments' }).click();
     await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await page.context().close();
   });
@@ -285,6 +324,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
     await page.getByTestId('balances').locator('tr[data-currency="USD"]').waitFor();
     await page.getByTestId('today-by-status').getByText('COMPLETED').waitFor();
     expect(await page.getByTestId('success-rate').textContent()).toMatch(/^\d+\.\d%$/);
+    await page.getByTestId('fee-revenue').getByText('0.57 USD').waitFor();
     await page.locator('.chart svg rect.bar[data-value]').first().waitFor();
     if (process.env.DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT, fullPage: false });
     await page.context().close();

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Dl, Empty, ErrorBox, Section, Time } from '../components';
 import { useApp } from '../context';
 import { formatBps, formatMoney, parseMajor, decimalsOf } from '../format';
+import { Tokens } from './Tokens';
 
 const RAILS = ['ACH', 'RTP', 'FEDNOW', 'WIRE'];
 
@@ -58,6 +59,7 @@ export function Configuration() {
         {can('MANAGE') ? <FeeForm /> : <p className="muted">Changing fees needs the MANAGE permission.</p>}
       </Section>
       <WebhookSettings />
+      {can('MANAGE') && <Tokens />}
     </>
   );
 }

@@ -41,40 +41,6 @@ export function Overview() {
     <>
       <h1>Overview</h1>
       <div className="grid">
-        <Section title="Balances">
-          {balances.loading && !balances.data ? (
-            <Loading />
-          ) : balances.error ? (
-            <ErrorBox error={balances.error} retry={balances.reload} />
-          ) : !balances.data?.rows.length ? (
-            <Empty>No internal accounts yet.</Empty>
-          ) : (
-            <div className="table-wrap">
-              <table data-testid="balances">
-                <thead>
-                  <tr>
-                    <th scope="col">Currency</th>
-                    <th scope="col" className="num">Platform</th>
-                    <th scope="col" className="num">Customers</th>
-                    <th scope="col" className="num">Held</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {balances.data.rows.map(([code, r]) => (
-                    <tr key={code} data-currency={code}>
-                      <th scope="row">{code}</th>
-                      <td className="num">{formatMinor(r.platform, r.decimals)}</td>
-                      <td className="num">{formatMinor(r.customers, r.decimals)}</td>
-                      <td className="num">{formatMinor(r.held, r.decimals)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              {!balances.data.complete && <p className="muted">Customers' totals cover the first 2,000 accounts.</p>}
-            </div>
-          )}
-        </Section>
-
         <Section title="Payments today">
           {payments.loading && !payments.data ? (
             <Loading />
@@ -118,6 +84,47 @@ export function Overview() {
             </>
           )}
         </Section>
+        <Section title="Balances">
+          {balances.loading && !balances.data ? (
+            <Loading />
+          ) : balances.error ? (
+            <ErrorBox error={balances.error} retry={balances.reload} />
+          ) : !balances.data?.rows.length ? (
+            <Empty>No internal accounts yet.</Empty>
+          ) : (
+            <div className="table-wrap">
+              {balances.data.rows.every(([, r]) => r.platform === 0n && r.customers === 0n && r.held === 0n) ? <Empty>No money held yet.</Empty> : (
+              <table data-testid="balances">
+                <thead>
+                  <tr>
+                    <th scope="col">Currency</th>
+                    <th scope="col" className="num">Platform</th>
+                    <th scope="col" className="num">Customers</th>
+                    <th scope="col" className="num">Held</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {balances.data.rows.filter(([, r]) => r.platform !== 0n || r.customers !== 0n || r.held !== 0n).map(([code, r]) => (
+                    <tr key={code} data-currency={code}>
+                      <th scope="row">{code}</th>
+                      <td className="num">{formatMinor(r.platform, r.decimals)}</td>
+                      <td className="num">{formatMinor(r.customers, r.decimals)}</td>
+                      <td className="num">{formatMinor(r.held, r.decimals)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              )}
+              {balances.data.rows.some(([, r]) => r.platform === 0n && r.customers === 0n && r.held === 0n) && (
+                <p className="muted small">
+                  Nothing held in {balances.data.rows.filter(([, r]) => r.platform === 0n && r.customers === 0n && r.held === 0n).map(([c]) => c).join(', ')}.
+                </p>
+              )}
+              {!balances.data.complete && <p className="muted">Customers' totals cover the first 2,000 accounts.</p>}
+            </div>
+          )}
+        </Section>
+
       </div>
 
       <Section

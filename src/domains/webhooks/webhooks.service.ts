@@ -14,6 +14,7 @@ export interface ListEventsQuery {
   cursor?: string;
   type?: string;
   deliveryStatus?: string;
+  resourceId?: string;
   startDate?: Date;
   endDate?: Date;
 }
