@@ -114,6 +114,20 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
     await page.context().close();
   });
 
+  it('signs out after 15 minutes without input (page clock moved forward, no waiting)', async () => {
+    const page = await newPage();
+    await page.clock.install();
+    await signIn(page, p.clientId, p.clientSecret);
+    await page.clock.fastForward('14:00');
+    await page.keyboard.press('Shift'); // input restarts the idle clock
+    await page.clock.fastForward('14:00');
+    expect(await page.getByRole('heading', { name: 'Overview' }).count()).toBe(1);
+    await page.clock.fastForward('02:00');
+    await page.getByText('Signed out after 15 minutes without activity.').waitFor();
+    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+    await page.context().close();
+  });
+
   it('finds a customer by name and opens its page', async () => {
     const c = await createCustomer(p, anIndividual({ fullName: 'Grace Hopper', email: 'grace@navy.example', platformCustomerId: 'user-grace' }));
     await createCustomer(p, anIndividual({ fullName: 'Alan Turing', platformCustomerId: 'user-alan' }));

@@ -45,6 +45,9 @@ export async function registerDashboard(app: FastifyInstance, config: AppConfig)
         prefix: '/dashboard/assets/',
         decorateReply: false,
         index: false,
+        // One route per built file (listed at start): an unknown asset is a plain 404, not a
+        // wildcard match the not-found handler would answer 405.
+        wildcard: false,
         // File names carry a content hash (Vite): cache them for good.
         immutable: true,
         maxAge: '365d',
