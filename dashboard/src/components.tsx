@@ -76,11 +76,15 @@ export function usePaged<T>(path: string, query: Query, limit = 20) {
   const key = JSON.stringify(query);
   useEffect(() => setCursors([undefined]), [key, path]);
   const cursor = cursors[cursors.length - 1];
-  const res = useLoad(() => api.get<Page<T>>(path, { ...query, limit, cursor }), [path, key, cursor]);
+  // Each result remembers the query it answers, so the page (and tests) can tell a stale list from a fresh one.
+  const res = useLoad(async () => ({ query: key, page: await api.get<Page<T>>(path, { ...query, limit, cursor }) }), [path, key, cursor]);
   return {
     ...res,
+    data: res.data?.page,
+    /** The query (JSON) the shown rows were loaded for. */
+    loadedQuery: res.data?.query,
     page: cursors.length,
-    next: () => res.data?.nextCursor && setCursors((c) => [...c, res.data!.nextCursor]),
+    next: () => res.data?.page.nextCursor && setCursors((c) => [...c, res.data!.page.nextCursor]),
     prev: () => setCursors((c) => (c.length > 1 ? c.slice(0, -1) : c)),
   };
 }

@@ -136,8 +136,10 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
     await go(page, '#/customers', 'Customers');
     await page.getByRole('searchbox', { name: 'Search' }).fill('hopper');
     await page.keyboard.press('Enter');
-    await page.getByRole('link', { name: 'Grace Hopper' }).waitFor();
-    expect(await page.locator('[data-testid=customers] tbody tr').count()).toBe(1);
+    // The list answering this search (not the unfiltered one shown before it).
+    const results = page.locator('[data-testid=customers][data-query*="hopper"]');
+    await results.waitFor();
+    expect(await results.locator('tbody tr').count()).toBe(1);
     await page.getByRole('link', { name: 'Grace Hopper' }).click();
     await page.getByRole('heading', { name: 'Grace Hopper', level: 1 }).waitFor();
     await page.getByText(c.id).first().waitFor();
@@ -192,8 +194,9 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
 
     // The payments list shows both, and filters by status.
     await go(page, '#/payments?status=FAILED', 'Payments');
-    await page.locator('[data-testid=payments] tbody tr').first().waitFor();
-    const failedRows = await page.locator('[data-testid=payments] tbody tr .badge').allTextContents();
+    const failedList = page.locator('[data-query*="FAILED"] [data-testid=payments]');
+    await failedList.locator('tbody tr').first().waitFor();
+    const failedRows = await failedList.locator('tbody tr .badge').allTextContents();
     expect(failedRows.every((s) => s === 'FAILED')).toBe(true);
     await page.context().close();
   });
@@ -329,6 +332,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
     await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
+    if (process.env.DASHBOARD_SCREENSHOT_PHONE) await page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT_PHONE, fullPage: false });
     await page.context().close();
   });
 

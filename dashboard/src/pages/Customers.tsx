@@ -46,7 +46,7 @@ export function Customers({ query }: { query: URLSearchParams }) {
       ) : (
         <>
           <div className="table-wrap">
-            <table data-testid="customers">
+            <table data-testid="customers" data-query={list.loadedQuery}>
               <thead>
                 <tr>
                   <th scope="col">Name</th>

@@ -63,10 +63,10 @@ export function Payments({ query }: { query: URLSearchParams }) {
       ) : !list.data?.data.length ? (
         <Empty>No payment matches these filters.</Empty>
       ) : (
-        <>
+        <div data-query={list.loadedQuery}>
           <PaymentsTable rows={list.data.data} />
           <Pager page={list.page} hasMore={list.data.hasMore} next={list.next} prev={list.prev} />
-        </>
+        </div>
       )}
     </>
   );
