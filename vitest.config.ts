@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // The dashboard's unit tests (formatting, state) run with the server's.
+    include: ['test/**/*.test.ts', 'dashboard/test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

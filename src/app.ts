@@ -10,6 +10,7 @@ import { frameworkErrorHandler, installErrorHandling, makeClientErrorHandler, se
 import { checkRequestText } from './platform/http/validate.js';
 import { registerPlatformAuth } from './platform/http/auth.js';
 import { installIdempotency } from './platform/http/idempotency.js';
+import { registerDashboard } from './platform/http/dashboard.js';
 import { createMetrics } from './platform/metrics.js';
 import { newId } from './platform/ids.js';
 import { hmacHex, randomToken } from './platform/secrets.js';
@@ -97,6 +98,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
   registerOperationalRoutes(app, deps);
   await registerDocs(app, config.API_BASE_PATH);
   if (operatorGuard) await registerQueueDashboard(app, deps, operatorGuard);
+  await registerDashboard(app, config);
 
   await app.register(
     async (api) => {

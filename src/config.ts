@@ -71,6 +71,10 @@ export const envSchema = z.object({
     .regex(/^\/[A-Za-z0-9._~\-/]*$/, 'must start with / and contain only path characters')
     .default('/2025-10-13'),
   PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
+  /** The built dashboard (issue 15), served at /dashboard; default dist/dashboard next to the server. */
+  DASHBOARD_DIR: z.string().min(1).optional(),
+  /** Minutes without input after which the dashboard forgets its credentials and signs out. */
+  DASHBOARD_IDLE_MINUTES: int(15, 1),
   DATABASE_URL: z.string().min(1, 'is required (postgresql://user@host:5432/db)'),
   /**
    * A direct (session-mode) connection for the migration runner and its advisory lock, when

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 /** Framework-served asset routes that are not part of the API contract. */
-const UNDOCUMENTED = [/^\/docs\/.+/, /^\/admin\/queues/];
+const UNDOCUMENTED = [/^\/docs\/.+/, /^\/admin\/queues/, /^\/dashboard\/assets\//];
 
 /** Fastify `:param` → OpenAPI `{param}`. */
 const toTemplate = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/$/, '') || '/';

@@ -184,6 +184,8 @@ const dateTime = () => z.iso.datetime({ offset: true }).transform((s) => new Dat
 export const listCustomersQuery = z.strictObject({
   ...paginationQuery,
   platformCustomerId: z.string().max(255).optional(),
+  /** Case-insensitive substring of the name (full or legal), email or platformCustomerId (ours; the dashboard's search). */
+  search: z.string().trim().min(1).max(200).optional(),
   customerType: oneOf(CUSTOMER_TYPES).optional(),
   status: oneOf(CUSTOMER_STATUSES).optional(),
   region: country().optional(),

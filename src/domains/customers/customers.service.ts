@@ -315,6 +315,16 @@ export async function listCustomers(ctx: Ctx, q: ListCustomersQuery): Promise<Pa
     where: {
       ...(q.isIncludingDeleted ? {} : { isDeleted: false }),
       ...(q.platformCustomerId ? { platformCustomerId: q.platformCustomerId } : {}),
+      ...(q.search
+        ? {
+            OR: [
+              { fullName: { contains: q.search, mode: 'insensitive' as const } },
+              { email: { contains: q.search, mode: 'insensitive' as const } },
+              { platformCustomerId: { contains: q.search, mode: 'insensitive' as const } },
+              { businessInfo: { path: ['legalName'], string_contains: q.search, mode: 'insensitive' as const } },
+            ],
+          }
+        : {}),
       ...(q.customerType ? { customerType: q.customerType } : {}),
       ...(q.status ? { status: q.status } : {}),
       ...(q.region ? { region: q.region } : {}),

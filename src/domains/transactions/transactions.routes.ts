@@ -25,6 +25,8 @@ const listQuery = z.object({
   status: statusList.optional(),
   type: z.enum(['OUTGOING', 'INCOMING']).optional(),
   customerId: z.string().max(200).optional(),
+  /** Sent or received in this currency (ours; the dashboard's filter). */
+  currency: z.string().regex(/^[A-Z0-9]{3,5}$/).optional(),
   accountIdentifier: z.string().max(200).optional(),
   senderAccountIdentifier: z.string().max(200).optional(),
   receiverAccountIdentifier: z.string().max(200).optional(),

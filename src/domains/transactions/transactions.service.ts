@@ -20,6 +20,7 @@ export interface ListTransactionsQuery {
   status?: string[];
   type?: string;
   customerId?: string;
+  currency?: string;
   accountIdentifier?: string;
   senderAccountIdentifier?: string;
   receiverAccountIdentifier?: string;
@@ -37,6 +38,7 @@ export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery): 
   const where: Prisma.TransactionWhereInput = {
     ...(q.status?.length ? { status: { in: q.status } } : {}),
     ...(q.type ? { type: q.type } : {}),
+    ...(q.currency ? { AND: [{ OR: [{ sendingCurrency: q.currency }, { receivingCurrency: q.currency }] }] } : {}),
     // Decision Part B §2: passing the platform's own id lists platform-owned transactions.
     ...(q.customerId ? (q.customerId === ctx.platformId ? { customerId: null } : { customerId: q.customerId }) : {}),
     ...(q.senderAccountIdentifier ? { sourceAccountId: q.senderAccountIdentifier } : {}),

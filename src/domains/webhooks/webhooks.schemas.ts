@@ -7,6 +7,8 @@ export const listEventsQuery = z.object({
   ...paginationQuery,
   type: z.string().max(100).optional(),
   deliveryStatus: z.enum(DELIVERY_STATUSES).optional(),
+  /** Only events about this resource (`data.id`, e.g. a transaction id); ours, for the dashboard. */
+  resourceId: z.string().min(1).max(200).optional(),
   startDate: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),
   endDate: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),
 });

@@ -14,6 +14,7 @@ export interface ListEventsQuery {
   cursor?: string;
   type?: string;
   deliveryStatus?: string;
+  resourceId?: string;
   startDate?: Date;
   endDate?: Date;
 }
@@ -28,6 +29,7 @@ export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<Eve
     where: {
       ...(q.type ? { type: q.type } : {}),
       ...(q.deliveryStatus ? { deliveryStatus: q.deliveryStatus } : {}),
+      ...(q.resourceId ? { data: { path: ['id'], equals: q.resourceId } } : {}),
       ...(q.startDate || q.endDate ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
       ...(before ? { id: { lt: before } } : {}),
     },

@@ -165,7 +165,12 @@ export function makeClientErrorHandler(genId: () => string) {
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) {
-      if (err.headers) reply.headers(err.headers);
+      if (err.headers) {
+        // Script clients (the dashboard sends X-Requested-With) handle 401 themselves: without
+        // WWW-Authenticate the browser shows no native password prompt.
+        const { 'www-authenticate': challenge, ...rest } = err.headers;
+        reply.headers(challenge && req.headers['x-requested-with'] ? rest : err.headers);
+      }
       if (err.status >= 500) req.log.error({ err }, 'domain error');
       return sendError(reply, err.status, err.code, err.message, err.details);
     }
