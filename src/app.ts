@@ -12,6 +12,7 @@ import { ctxFor, type AppDeps, type Ctx } from './deps.js';
 import { installErrorHandling, sendError } from './platform/http/errors.js';
 import { registerPlatformAuth } from './platform/http/auth.js';
 import { installIdempotency } from './platform/http/idempotency.js';
+import { installStrictQuery } from './platform/http/query.js';
 import { createMetrics } from './platform/metrics.js';
 import { newId } from './platform/ids.js';
 import { hmacHex, randomToken } from './platform/secrets.js';
@@ -109,6 +110,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
         },
       });
       installIdempotency(api, deps.prisma, config.IDEMPOTENCY_TTL_HOURS);
+      installStrictQuery(api);
       for (const m of MODULES) if (m.routes) await m.routes(api, deps);
       if (opts.extendApi) await opts.extendApi(api, deps);
     },

@@ -30,10 +30,13 @@ const listQuery = z.object({
   receiverAccountIdentifier: z.string().max(200).optional(),
   startDate: isoDate.optional(),
   endDate: isoDate.optional(),
+  // REF's client filters (issue 13).
+  platformCustomerId: z.string().min(1).max(255).optional(),
+  reference: z.string().min(1).max(200).optional(),
 });
 
 export async function transactionRoutes(app: FastifyInstance) {
-  app.get('/transactions', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req) => {
+  app.get('/transactions', { config: { agent: 'VIEW_TRANSACTIONS', query: listQuery } }, async (req) => {
     const page = await listTransactions(req.ctx, parseInput(listQuery, req.query));
     return { ...page, data: page.data.map((t) => transactionResource(t)) };
   });
