@@ -169,6 +169,37 @@ export const envSchema = z.object({
     .pipe(z.record(z.string().regex(/^[a-z0-9.-]{1,253}$/), z.string().url()))
     .optional(),
   UMA_REQUEST_TIMEOUT_MS: int(10_000, 100),
+  /**
+   * JSON array of the UMA providers GET /uma-providers lists (issue 13), each
+   * `{name, domain, lei?, logoUrl?, supportedCurrencies: [ISO codes], supportedRegions: [alpha-2], allowListed?: boolean}`.
+   * Unset: the sandbox directory's provider alone (UMA_PROVIDER=sandbox) or none.
+   */
+  UMA_PROVIDERS: z
+    .string()
+    .transform((raw, ctx) => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.issues.push({ code: 'custom', message: 'must be a JSON array of providers', input: raw });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z
+        .array(
+          z.strictObject({
+            name: z.string().min(1).max(200),
+            domain: z.string().regex(/^[a-z0-9.-]{1,253}$/),
+            lei: z.string().regex(/^[A-Z0-9]{20}$/).optional(),
+            logoUrl: z.url().optional(),
+            supportedCurrencies: z.array(z.string().regex(/^[A-Z]{3,4}$/)).max(200),
+            supportedRegions: z.array(z.string().regex(/^[A-Z]{2}$/)).max(250),
+            allowListed: z.boolean().default(true),
+          }),
+        )
+        .max(1000),
+    )
+    .optional(),
   /** How long a receiver lookup can be quoted on (lookupId), in seconds. */
   UMA_LOOKUP_TTL_SECONDS: int(600, 10),
   /** Deposit detector of real-time funding: sandbox (deposits simulated by POST /sandbox/deposits). */

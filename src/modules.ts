@@ -17,8 +17,9 @@ import { signingModule } from './domains/signing/index.js';
 import { cardsModule } from './domains/cards/index.js';
 import { stablecoinModule } from './domains/stablecoin/index.js';
 import { scaModule } from './domains/sca/index.js';
+import { refCompatModule } from './domains/ref-compat/index.js';
 
 /** Every capability of the service, in registration order. */
-export const MODULES: DomainModule[] = [platformsModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule];
+export const MODULES: DomainModule[] = [platformsModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule];
 
 export const ALL_QUEUES: string[] = MODULES.flatMap((m) => m.queues ?? []);

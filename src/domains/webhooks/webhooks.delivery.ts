@@ -14,11 +14,13 @@ const MAX_RESPONSE_BODY = 2048;
 /** One POST of one envelope. Never throws: every failure is an outcome to record. */
 export async function postEnvelope(url: string, envelope: Envelope, signer: Signer, timeoutMs: number): Promise<AttemptResult> {
   const body = serializeEnvelope(envelope);
+  const signature = signer.signatureHeader(body);
   const started = performance.now();
   try {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-svc-signature': signer.signatureHeader(body), 'user-agent': 'svc-webhooks/1' },
+      // The spec's header, and the one REF's documentation and client helpers read (issue 13): one value.
+      headers: { 'content-type': 'application/json', 'x-svc-signature': signature, 'x-grid-signature': signature, 'user-agent': 'svc-webhooks/1' },
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
