@@ -117,6 +117,9 @@ export const envSchema = z.object({
   KYC_RECONCILE_BATCH: int(100, 1),
   DOCUMENT_STORAGE: adapterChoice('storage').default('local'),
   DOCUMENT_STORAGE_DIR: z.string().min(1).default('./var/documents'),
+  /** POST /customers/bulk/csv (issue 13): largest CSV file and most rows per upload. */
+  BULK_CSV_MAX_BYTES: int(5 * 1024 * 1024, 1),
+  BULK_CSV_MAX_ROWS: int(10_000, 1),
   DOCUMENT_MAX_BYTES: int(10 * 1024 * 1024, 1).refine((n) => n <= 10 * 1024 * 1024, 'must be at most 10485760 (spec: 10 MB)'),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().default('us-east-1'),
