@@ -240,6 +240,8 @@ export const envSchema = z.object({
   LIVENESS_PROVIDER: adapterChoice('liveness').optional(),
   /** Default: sandbox in sandbox, none (UNSUPPORTED / CHECKED_BY_RECEIVING_FI) in production. */
   BENEFICIARY_CHECK_PROVIDER: adapterChoice('beneficiary-check').optional(),
+  /** Bank-account linking (POST /plaid/link-tokens): sandbox (default in sandbox), plaid (ADAPTER_PLAID_*), none (default in production). */
+  BANK_LINK_PROVIDER: adapterChoice('bank-link').optional(),
   /** Bound of one adapter call (an adapter may set a shorter one of its own). */
   PROVIDER_TIMEOUT_MS: int(30_000, 100),
   /**
