@@ -132,6 +132,8 @@ describe('POST /webhooks/test (webhooks.sendTest) and the signature headers', ()
     try {
       const p = await env.platform();
       expect((await p.request({ method: 'PATCH', url: '/config', payload: { webhookEndpoint: receiver.url } })).statusCode).toBe(200);
+      // Setting the endpoint queues a TEST delivery of its own: let it land before scripting answers.
+      await eventually(async () => receiver.received.some((r) => r.json?.type === 'TEST'));
       const before = receiver.received.length;
       const res = await p.request({ method: 'POST', url: '/webhooks/test' });
       expect(res.statusCode, res.body).toBe(200);
@@ -265,5 +267,64 @@ describe('GET /uma-providers (umaProviders.list)', () => {
     expect((await p.request({ method: 'GET', url: '/uma-providers?currencyCode=JPY' })).json().data).toEqual([]);
     expect((await p.request({ method: 'GET', url: '/uma-providers?countryCode=MX&currencyCode=MXN' })).json().data).toHaveLength(1);
     expect((await p.request({ method: 'GET', url: '/uma-providers?hasBlockedProviders=maybe' })).statusCode).toBe(400);
+  });
+});
+
+describe('POST /quotes with an EXTERNAL_ACCOUNT_DETAILS destination (REF)', () => {
+  const inlineAccount = (accountNumber: string) => ({
+    currency: 'USD',
+    accountInfo: {
+      accountType: 'USD_ACCOUNT',
+      accountNumber,
+      routingNumber: '021000021',
+      countries: ['US'],
+      paymentRails: ['ACH'],
+      beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Carol Inline', birthDate: '1990-01-01', nationality: 'US', address: { line1: '1 Main St', city: 'New York', postalCode: '10001', country: 'US' } },
+    },
+  });
+
+  it('registers the account for the source\'s customer, pays it, and reuses it for the next quote', async () => {
+    const p = await env.platform();
+    const c = await anApprovedCustomer(env, p, ['USD']);
+    await fund(p, c.accounts.USD!, 10_000);
+    const body = { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'EXTERNAL_ACCOUNT_DETAILS', externalAccountDetails: inlineAccount('555666777') }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000, immediatelyExecute: true };
+    const res = await p.request({ method: 'POST', url: '/quotes', payload: body });
+    expect(res.statusCode, res.body).toBe(201);
+    const accountId = res.json().destination.accountId;
+    expect(accountId).toMatch(/^ExternalAccount:/);
+    const account = (await p.request({ method: 'GET', url: `/customers/external-accounts/${accountId}` })).json();
+    expect(account).toMatchObject({ customerId: c.customerId, status: 'ACTIVE' });
+    await waitStatus(p, res.json().transactionId, 'COMPLETED');
+    const again = await p.request({ method: 'POST', url: '/quotes', payload: { ...body, immediatelyExecute: false } });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json().destination.accountId).toBe(accountId);
+    expect(await env.deps.prisma.externalAccount.count({ where: { platformId: p.platformId } })).toBe(1);
+  });
+
+  it('names bad account fields under destination.externalAccountDetails and leaves no account when the quote fails', async () => {
+    const p = await env.platform();
+    const c = await anApprovedCustomer(env, p, ['USD']);
+    const bad = await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'EXTERNAL_ACCOUNT_DETAILS', externalAccountDetails: { currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '12' } } }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 } });
+    expect(bad.statusCode).toBe(400);
+    expect(fieldsOf(bad)).toContain('destination.externalAccountDetails.accountInfo.accountNumber');
+    const unfunded = await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'EXTERNAL_ACCOUNT_DETAILS', externalAccountDetails: inlineAccount('555666888') }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000, immediatelyExecute: true } });
+    expect(unfunded.statusCode).toBe(400);
+    expect(unfunded.json().code).toBe('INSUFFICIENT_FUNDS');
+    expect(await env.deps.prisma.externalAccount.count({ where: { platformId: p.platformId, isDeleted: false } })).toBe(0);
+    const noAmount = await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'EXTERNAL_ACCOUNT_DETAILS', externalAccountDetails: inlineAccount('555666999') }, lockedCurrencySide: 'SENDING' } });
+    expect(fieldsOf(noAmount)).toEqual(['lockedCurrencyAmount']);
+    expect(await env.deps.prisma.externalAccount.count({ where: { platformId: p.platformId } })).toBe(1);
+  });
+});
+
+describe('customers created with REF\'s body (no currencies)', () => {
+  it('get an internal account in each of the platform\'s currencies, so they can be funded and pay', async () => {
+    const p = await env.platform();
+    const res = await p.request({ method: 'POST', url: '/customers', payload: { customerType: 'INDIVIDUAL', platformCustomerId: 'ref-1', fullName: 'Ref Person', birthDate: '1990-01-01' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const accounts = (await p.request({ method: 'GET', url: `/customers/internal-accounts?customerId=${encodeURIComponent(res.json().id)}` })).json();
+    const platformCurrencies = (await p.request({ method: 'GET', url: '/config' })).json().supportedCurrencies.map((c: any) => c.currencyCode);
+    expect(accounts.data.length).toBe(platformCurrencies.length);
+    expect(res.json().currencies ?? []).toEqual([]);
   });
 });
