@@ -64,6 +64,11 @@ describe('transactions.list filters (REF)', () => {
     expect(qb.statusCode, qb.body).toBe(201);
     const list = (await p.request({ method: 'GET', url: '/transactions?platformCustomerId=alice-1' })).json();
     expect(list.data.map((t: any) => t.id)).toEqual([qa.json().transactionId]);
+    // REF leaves absent optional fields out rather than sending null.
+    expect(Object.entries(list.data[0]).filter(([, v]) => v === null)).toEqual([]);
+    expect(list.data[0]).not.toHaveProperty('failureReason');
+    expect(list.data[0]).not.toHaveProperty('refund');
+    expect(Object.entries(qa.json()).filter(([, v]) => v === null)).toEqual([]);
     const none = (await p.request({ method: 'GET', url: '/transactions?platformCustomerId=nobody' })).json();
     expect(none.data).toEqual([]);
     await env.deps.prisma.transaction.update({ where: { id: qb.json().transactionId }, data: { railReference: 'TRACE-42' } });
