@@ -333,3 +333,13 @@ describe('customers created with REF\'s body (no currencies)', () => {
     expect(res.json().currencies ?? []).toEqual([]);
   });
 });
+
+describe('GET /config (config.retrieve) REF fields', () => {
+  it('lists per currency what a payout needs about the counterparty', async () => {
+    const p = await env.platform();
+    const res = await p.request({ method: 'GET', url: '/config' });
+    const byCode = Object.fromEntries(res.json().supportedCurrencies.map((c: any) => [c.currencyCode, c]));
+    expect(byCode.USD.providerRequiredCounterpartyCustomerFields).toEqual(['FULL_NAME', 'POSTAL_ADDRESS']);
+    expect(byCode.MXN.providerRequiredCounterpartyCustomerFields).toEqual(['FULL_NAME']);
+  });
+});
