@@ -11,6 +11,7 @@ import { checkRequestText } from './platform/http/validate.js';
 import { registerPlatformAuth } from './platform/http/auth.js';
 import { installIdempotency } from './platform/http/idempotency.js';
 import { registerDashboard } from './platform/http/dashboard.js';
+import { installStrictQuery } from './platform/http/query.js';
 import { createMetrics } from './platform/metrics.js';
 import { newId } from './platform/ids.js';
 import { hmacHex, randomToken } from './platform/secrets.js';
@@ -138,6 +139,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
         leaseMs: config.IDEMPOTENCY_LEASE_MS,
         faultInjection: config.FAULT_INJECTION,
       });
+      installStrictQuery(api);
       for (const m of MODULES) if (m.routes) await m.routes(api, deps);
       if (opts.extendApi) await opts.extendApi(api, deps);
     },

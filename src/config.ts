@@ -147,6 +147,9 @@ export const envSchema = z.object({
   KYC_RECONCILE_BATCH: int(100, 1),
   DOCUMENT_STORAGE: adapterChoice('storage').default('local'),
   DOCUMENT_STORAGE_DIR: z.string().min(1).default('./var/documents'),
+  /** POST /customers/bulk/csv (issue 13): largest CSV file and most rows per upload. */
+  BULK_CSV_MAX_BYTES: int(5 * 1024 * 1024, 1),
+  BULK_CSV_MAX_ROWS: int(10_000, 1),
   DOCUMENT_MAX_BYTES: int(10 * 1024 * 1024, 1).refine((n) => n <= 10 * 1024 * 1024, 'must be at most 10485760 (spec: 10 MB)'),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().default('us-east-1'),
@@ -200,6 +203,37 @@ export const envSchema = z.object({
     .pipe(z.record(z.string().regex(/^[a-z0-9.-]{1,253}$/), z.string().url()))
     .optional(),
   UMA_REQUEST_TIMEOUT_MS: int(10_000, 100),
+  /**
+   * JSON array of the UMA providers GET /uma-providers lists (issue 13), each
+   * `{name, domain, lei?, logoUrl?, supportedCurrencies: [ISO codes], supportedRegions: [alpha-2], allowListed?: boolean}`.
+   * Unset: the sandbox directory's provider alone (UMA_PROVIDER=sandbox) or none.
+   */
+  UMA_PROVIDERS: z
+    .string()
+    .transform((raw, ctx) => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.issues.push({ code: 'custom', message: 'must be a JSON array of providers', input: raw });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z
+        .array(
+          z.strictObject({
+            name: z.string().min(1).max(200),
+            domain: z.string().regex(/^[a-z0-9.-]{1,253}$/),
+            lei: z.string().regex(/^[A-Z0-9]{20}$/).optional(),
+            logoUrl: z.url().optional(),
+            supportedCurrencies: z.array(z.string().regex(/^[A-Z]{3,4}$/)).max(200),
+            supportedRegions: z.array(z.string().regex(/^[A-Z]{2}$/)).max(250),
+            allowListed: z.boolean().default(true),
+          }),
+        )
+        .max(1000),
+    )
+    .optional(),
   /** How long a receiver lookup can be quoted on (lookupId), in seconds. */
   UMA_LOOKUP_TTL_SECONDS: int(600, 10),
   /** Deposit detector of real-time funding: sandbox (deposits simulated by POST /sandbox/deposits). */
@@ -237,6 +271,8 @@ export const envSchema = z.object({
   LIVENESS_PROVIDER: adapterChoice('liveness').optional(),
   /** Default: sandbox in sandbox, none (UNSUPPORTED / CHECKED_BY_RECEIVING_FI) in production. */
   BENEFICIARY_CHECK_PROVIDER: adapterChoice('beneficiary-check').optional(),
+  /** Bank-account linking (POST /plaid/link-tokens): sandbox (default in sandbox), plaid (ADAPTER_PLAID_*), none (default in production). */
+  BANK_LINK_PROVIDER: adapterChoice('bank-link').optional(),
   /** Bound of one adapter call (an adapter may set a shorter one of its own). */
   PROVIDER_TIMEOUT_MS: int(30_000, 100),
   /**

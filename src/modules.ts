@@ -18,8 +18,12 @@ import { cardsModule } from './domains/cards/index.js';
 import { stablecoinModule } from './domains/stablecoin/index.js';
 import { scaModule } from './domains/sca/index.js';
 import { tokensModule } from './domains/tokens/index.js';
+import { refCompatModule } from './domains/ref-compat/index.js';
+import { invitationsModule } from './domains/invitations/index.js';
+import { bulkCustomersModule } from './domains/bulk-customers/index.js';
+import { plaidModule } from './domains/plaid/index.js';
 
 /** Every capability of the service, in registration order. */
-export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule];
+export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule];
 
 export const ALL_QUEUES: string[] = MODULES.flatMap((m) => m.queues ?? []);

@@ -104,6 +104,7 @@ const CALLS: Record<Exclude<AdapterKind, 'rail'>, Record<string, number>> = {
   liveness: { startSession: 1 },
   storage: { put: 3, get: 1, delete: 1 },
   'beneficiary-check': { check: 1 },
+  'bank-link': { createLinkToken: 1, exchangePublicToken: 1 },
 };
 
 /** Timeouts for the other kinds: the same object with each call bounded and given a signal. */

@@ -28,6 +28,9 @@ import { documentStorageFor } from './storage/index.js';
 import { sandboxBeneficiaryCheck } from './beneficiary-check/sandbox/index.js';
 import { noBeneficiaryCheck } from './beneficiary-check/index.js';
 import { registerAdapters } from './current.js';
+import type { BankLinkAdapter } from './bank-link/port.js';
+import { createSandboxBankLink } from './bank-link/sandbox/index.js';
+import { createPlaidBankLink } from './bank-link/plaid/index.js';
 
 /**
  * Builds every adapter a process uses, once, at start (createDeps): the configured built-in or the
@@ -76,6 +79,8 @@ export interface Adapters {
   liveness: LivenessAdapter | undefined;
   storage: DocumentStorage;
   beneficiaryCheck: BeneficiaryCheckAdapter;
+  /** undefined: no bank-link provider (POST /plaid/link-tokens answers 501). */
+  bankLink: BankLinkAdapter | undefined;
   /** The inbound webhook handler of the adapter with this id, if it takes webhooks. */
   webhookHandler(adapterId: string): ((request: InboundWebhook) => Promise<InboundWebhookAnswer>) | undefined;
   /** What serves what, for the start-up log line. */
@@ -116,6 +121,14 @@ const BUILT_INS: Record<AdapterKind, Record<string, BuiltIn>> = {
     sandbox: (_s, _c, rt) => (sandboxOnly(rt, 'the sandbox beneficiary check'), sandboxBeneficiaryCheck),
     none: () => noBeneficiaryCheck,
   },
+  'bank-link': {
+    sandbox: (_s, _c, rt) => (
+      sandboxOnly(rt, 'the sandbox bank link'),
+      createSandboxBankLink({ now: () => rt.clock.now(), linkPageUrl: (t) => `${rt.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}${rt.config.API_BASE_PATH}/sandbox/plaid/link/${encodeURIComponent(t)}` })
+    ),
+    plaid: (s, c) => createPlaidBankLink(s, c),
+    none: () => undefined,
+  },
 };
 
 /** The methods an implementation of each kind must have. */
@@ -127,6 +140,7 @@ const REQUIRED: Record<AdapterKind, string[]> = {
   liveness: ['startSession'],
   storage: ['put', 'get', 'delete'],
   'beneficiary-check': ['check'],
+  'bank-link': ['createLinkToken', 'exchangePublicToken'],
 };
 
 export const builtInNames = (kind: AdapterKind): string[] => Object.keys(BUILT_INS[kind]);
@@ -279,6 +293,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
   const liveness = await buildOne('liveness', config.LIVENESS_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'LIVENESS_PROVIDER');
   const storage = await buildOne('storage', config.DOCUMENT_STORAGE, 'DOCUMENT_STORAGE');
   const beneficiary = await buildOne('beneficiary-check', config.BENEFICIARY_CHECK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BENEFICIARY_CHECK_PROVIDER');
+  const bankLink = await buildOne('bank-link', config.BANK_LINK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BANK_LINK_PROVIDER');
 
   const webhooks = new Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>>();
   for (const b of built) {
@@ -326,6 +341,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     liveness: liveness!.id,
     storage: storage!.id,
     'beneficiary-check': beneficiary!.id,
+    'bank-link': bankLink!.id,
   };
   const adapters: Adapters = {
     rails: router,
@@ -335,6 +351,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     liveness: liveness!.instance as LivenessAdapter | undefined,
     storage: storage!.instance as DocumentStorage,
     beneficiaryCheck: beneficiary!.instance as BeneficiaryCheckAdapter,
+    bankLink: bankLink!.instance as BankLinkAdapter | undefined,
     webhookHandler: (id) => webhooks.get(id),
     summary,
     async close() {

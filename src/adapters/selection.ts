@@ -23,6 +23,7 @@ export const BUILT_IN_ADAPTERS = {
   liveness: ['sandbox', 'none'],
   storage: ['local', 's3'],
   'beneficiary-check': ['sandbox', 'none'],
+  'bank-link': ['sandbox', 'plaid', 'none'],
 } as const;
 
 /** Why a spec cannot name an adapter of this kind (unknown built-in), or undefined. */

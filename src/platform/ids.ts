@@ -33,7 +33,11 @@ export type ResourceType =
   | 'ScaSession'
   | 'ScaFactorReset'
   | 'KycLink'
-  | 'StatusChange';
+  | 'StatusChange'
+  | 'SandboxSend'
+  | 'Invitation'
+  | 'BulkCustomerImport'
+  | 'BankLink';
 
 /** `<ResourceType>:<uuid>` with a time-ordered UUIDv7, so ids sort by creation. */
 export function newId(type: ResourceType): string {

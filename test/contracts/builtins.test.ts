@@ -22,6 +22,8 @@ import { describeNotifierContract } from './notifier.contract.js';
 import { describeLivenessContract } from './liveness.contract.js';
 import { describeStorageContract } from './storage.contract.js';
 import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
+import { describeBankLinkContract } from './bank-link.contract.js';
+import { createSandboxBankLink, sandboxPublicToken } from '../../src/adapters/bank-link/sandbox/index.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -66,3 +68,7 @@ describeStorageContract('local', async () => {
 });
 describeBeneficiaryCheckContract('sandbox', async () => ({ adapter: sandboxBeneficiaryCheck }));
 describeBeneficiaryCheckContract('none', async () => ({ adapter: noBeneficiaryCheck }));
+describeBankLinkContract('sandbox', async () => ({
+  adapter: createSandboxBankLink({ now: () => new Date(), linkPageUrl: (t) => `http://localhost:3000/2025-10-13/sandbox/plaid/link/${t}` }),
+  completeLink: async (linkToken) => ({ publicToken: sandboxPublicToken(linkToken, 'sandbox-checking'), accountId: 'sandbox-checking' }),
+}));

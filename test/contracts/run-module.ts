@@ -11,6 +11,7 @@ import { describeKycContract } from './kyc.contract.js';
 import { describeNotifierContract } from './notifier.contract.js';
 import { describeLivenessContract } from './liveness.contract.js';
 import { describeStorageContract } from './storage.contract.js';
+import { describeBankLinkContract } from './bank-link.contract.js';
 import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
 
 /**
@@ -58,5 +59,9 @@ export async function describeModuleContract(kind: AdapterKind, modulePath: stri
       return describeStorageContract(name, async () => ({ adapter: (await build()).adapter }));
     case 'beneficiary-check':
       return describeBeneficiaryCheckContract(name, async () => ({ adapter: (await build()).adapter, ...(fixtures.request ? { request: fixtures.request } : {}) }));
+    case 'bank-link':
+      // The module's fixtures say how a link completes (its provider's sandbox credentials).
+      if (typeof fixtures.completeLink !== 'function') throw new Error('a bank-link module exports contract.completeLink(linkToken) for its contract test');
+      return describeBankLinkContract(name, async () => ({ adapter: (await build()).adapter, completeLink: fixtures.completeLink }));
   }
 }

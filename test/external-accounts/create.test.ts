@@ -47,7 +47,6 @@ const INVALID: Record<AccountType, Array<[string, Change, 'INVALID_INPUT' | 'INV
   SLV_ACCOUNT: [['phone not E.164', (i) => (i.phoneNumber = '71234567'), 'INVALID_INPUT', 'accountInfo.phoneNumber']],
   EUR_ACCOUNT: [
     ['IBAN with wrong mod-97', (i) => (i.iban = 'DE89370400440532013001'), 'INVALID_BANK_ACCOUNT', 'accountInfo.iban'],
-    ['no bankName', (i) => delete i.bankName, 'INVALID_INPUT', 'accountInfo.bankName'],
     ['beneficiary individual without postalCode', (i) => delete i.beneficiary.address.postalCode, 'INVALID_INPUT', 'accountInfo.beneficiary.address.postalCode'],
   ],
   PHP_ACCOUNT: [
@@ -160,18 +159,18 @@ describe('every accountType: one valid account, several invalid ones', () => {
 describe('request-level rules', () => {
   it('names every bad field at once, top level and accountInfo alike', async () => {
     const example = validExample('USD_ACCOUNT');
-    delete example.accountInfo.bankName;
+    delete example.accountInfo.routingNumber;
     example.accountInfo.beneficiary.fullName = '';
     const { fields } = errorOf(await createAccount(p, { ...example, ownershipType: 'SOMEONE', platformAccountId: '' }), 400, 'INVALID_INPUT');
-    expect(fields).toEqual(expect.arrayContaining(['ownershipType', 'platformAccountId', 'accountInfo.bankName', 'accountInfo.beneficiary.fullName']));
+    expect(fields).toEqual(expect.arrayContaining(['ownershipType', 'platformAccountId', 'accountInfo.routingNumber', 'accountInfo.beneficiary.fullName']));
   });
 
-  it('refuses paymentRails on input, and computes it for US accounts', async () => {
+  it('accepts and ignores paymentRails and countries on input (REF\'s client sends them), and computes the rails', async () => {
     const example = validExample('USD_ACCOUNT');
-    const { fields } = errorOf(await createAccount(p, { ...example, accountInfo: { ...example.accountInfo, paymentRails: ['ACH'] } }), 400, 'INVALID_INPUT');
-    expect(fields).toContain('accountInfo.paymentRails');
-    const created = (await createAccount(p, { ...example, customerId: await aCustomer(env, p) })).json();
-    expect(created.accountInfo.paymentRails).toEqual(['ACH', 'WIRE', 'RTP', 'FEDNOW']);
+    const res = await createAccount(p, { ...example, customerId: await aCustomer(env, p), accountInfo: { ...example.accountInfo, paymentRails: ['ACH'], countries: ['US'] } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().accountInfo.paymentRails).toEqual(['ACH', 'WIRE', 'RTP', 'FEDNOW']);
+    expect(res.json().accountInfo.countries).toBeUndefined();
   });
 
   it('an unknown accountType is 400 with the allowed values', async () => {

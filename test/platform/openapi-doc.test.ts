@@ -58,7 +58,7 @@ describe('openapi.yaml', () => {
     const operational = listDocumentedOperationDetails().filter((op) => !op.path.startsWith('/2025-10-13/'));
     expect(operational.every((op) => !op.authenticated)).toBe(true);
     // Under the base path only pages proved by their own single-use token are public.
-    const PUBLIC_API_PATHS = [/^\/2025-10-13\/hosted\//, /^\/2025-10-13\/sandbox\/liveness\//, /^\/2025-10-13\/agents\/device-codes\/\{code\}\/redeem$/, /^\/2025-10-13\/adapters\/\{adapterId\}\/webhooks$/];
+    const PUBLIC_API_PATHS = [/^\/2025-10-13\/hosted\//, /^\/2025-10-13\/sandbox\/liveness\//, /^\/2025-10-13\/agents\/device-codes\/\{code\}\/redeem$/, /^\/2025-10-13\/adapters\/\{adapterId\}\/webhooks$/, /^\/2025-10-13\/sandbox\/plaid\/link\//];
     const api = listDocumentedOperationDetails().filter((op) => op.path.startsWith('/2025-10-13/'));
     const unauthenticated = api.filter((op) => !op.authenticated).map((op) => `${op.method} ${op.path}`);
     expect(unauthenticated.filter((o) => !PUBLIC_API_PATHS.some((re) => re.test(o.split(' ')[1]!)))).toEqual([]);

@@ -12,7 +12,7 @@ export async function agentRoutes(app: FastifyInstance) {
     return agentResource(await createAgent(req.ctx, body));
   });
 
-  app.get('/agents', async (req) => {
+  app.get('/agents', { config: { query: listAgentsQuery } }, async (req) => {
     const page = await listAgents(req.ctx, parseInput(listAgentsQuery, req.query));
     return { ...page, data: page.data.map(agentResource) };
   });

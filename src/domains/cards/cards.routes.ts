@@ -12,7 +12,7 @@ export async function cardRoutes(app: FastifyInstance) {
     return cardResource(await createCard(req.ctx, body));
   });
 
-  app.get('/cards', async (req) => {
+  app.get('/cards', { config: { query: listCardsQuery } }, async (req) => {
     const page = await listCards(req.ctx, parseInput(listCardsQuery, req.query));
     return { ...page, data: page.data.map(cardResource) };
   });

@@ -15,7 +15,7 @@ export async function customerRoutes(app: FastifyInstance) {
     return customerResource(await createCustomer(req.ctx, req.body));
   });
 
-  app.get('/customers', async (req) => {
+  app.get('/customers', { config: { query: listCustomersQuery } }, async (req) => {
     const page = await listCustomers(req.ctx, parseInput(listCustomersQuery, req.query));
     return { ...page, data: page.data.map(customerResource) };
   });
@@ -61,7 +61,7 @@ export async function customerRoutes(app: FastifyInstance) {
     return ownerResource(await createOwner(req.ctx, req.body));
   });
 
-  app.get('/beneficial-owners', async (req) => {
+  app.get('/beneficial-owners', { config: { query: listOwnersQuery } }, async (req) => {
     const page = await listOwners(req.ctx, parseInput(listOwnersQuery, req.query));
     return { ...page, data: page.data.map(ownerResource) };
   });

@@ -200,8 +200,11 @@ export async function createCustomer(ctx: Ctx, raw: unknown): Promise<CustomerVi
           updatedAt: now,
         } as Prisma.CustomerUncheckedCreateInput,
       });
-      // Decision B§5.1: a customer holds one internal account per currency it transacts in.
-      await openInternalAccounts(tx, ctx.platformId, id, data.currencies);
+      // Decision B§5.1: a customer holds one internal account per currency it transacts in. REF's
+      // client has no `currencies` (issue 13): without it the customer gets an account in each of the
+      // platform's currencies, as on REF, while `currencies` (what verification covers) stays empty.
+      const accountCurrencies = body.currencies == null ? platform.currencies.map((c) => c.currencyCode) : data.currencies;
+      await openInternalAccounts(tx, ctx.platformId, id, accountCurrencies);
     });
   } catch (err) {
     if (err instanceof DomainError) throw err;

@@ -118,7 +118,7 @@ export async function registerDocumentRoutes(api: FastifyInstance, maxBytes: num
     });
   });
 
-  api.get('/documents', async (req) => {
+  api.get('/documents', { config: { query: listDocumentsQuery } }, async (req) => {
     const page = await listDocuments(req.ctx, parseInput(listDocumentsQuery, req.query));
     return { ...page, data: page.data.map(documentResource) };
   });

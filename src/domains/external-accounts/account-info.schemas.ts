@@ -62,18 +62,19 @@ export const ACCOUNT_INFO: Record<CanonicalAccountType, AccountInfoDef> = {
   USD_ACCOUNT: single({
     accountNumber: digits(4, 17),
     routingNumber: digits(9),
-    bankAccountType: bankAccountType(),
-    bankName: name(),
+    // Issue 13: REF's client sends neither; CHECKING is the default and bankName stays absent.
+    bankAccountType: bankAccountType().default('CHECKING'),
+    bankName: name().optional(),
     // Wire-only; kept but ignored on ACH, RTP and FedNow (spec).
     intermediaryBankName: name().optional(),
     intermediaryRoutingNumber: digits(9).optional(),
     fiToFiInformation: z.string().min(1).max(210).optional(),
   }),
-  MXN_ACCOUNT: single({ clabeNumber: digits(18), bankName: name() }),
+  MXN_ACCOUNT: single({ clabeNumber: digits(18), bankName: name().optional() }),
   BRL_ACCOUNT: single({
     pixKey: z.string().min(1).max(77),
     pixKeyType: oneOf(['CPF', 'CNPJ', 'EMAIL', 'PHONE', 'RANDOM']),
-    bankName: name(),
+    bankName: name().optional(),
     taxId: z.string().regex(/^(\d{11}|\d{14})$/, 'Must be a CPF (11 digits) or CNPJ (14 digits), digits only.'),
   }),
   COP_ACCOUNT: {
@@ -88,7 +89,7 @@ export const ACCOUNT_INFO: Record<CanonicalAccountType, AccountInfoDef> = {
       mobile({ phoneNumber: e164() }),
     ],
   },
-  EUR_ACCOUNT: single({ iban: iban(), bankName: name(), swiftCode: swiftCode().optional() }),
+  EUR_ACCOUNT: single({ iban: iban(), bankName: name().optional(), swiftCode: swiftCode().optional() }),
   PHP_ACCOUNT: single({ bankName: phpBankName(), accountNumber: digits(8, 16) }),
   GBP_ACCOUNT: single({ sortCode: digits(6), accountNumber: digits(8) }),
   INR_ACCOUNT: {

@@ -28,19 +28,22 @@ export interface ValidatedAccountInfo {
  * then, only for well-formed input, BadRequestError (400 INVALID_BANK_ACCOUNT) for failed checksums.
  */
 export function validateAccountInfo(input: { currency: string; accountInfo: unknown; isBusinessSender?: boolean }): ValidatedAccountInfo {
-  const raw = input.accountInfo;
-  if (!isRecord(raw)) throw new ValidationError([{ field: 'accountInfo', message: 'Required: an object with accountType.' }]);
-  if (!isAccountType(raw.accountType)) {
+  const given = input.accountInfo;
+  if (!isRecord(given)) throw new ValidationError([{ field: 'accountInfo', message: 'Required: an object with accountType.' }]);
+  if (!isAccountType(given.accountType)) {
     throw new ValidationError([
       { field: 'accountInfo.accountType', message: 'Must be one of the supported account types.', constraint: { enum: [...ACCOUNT_TYPES] } },
     ]);
   }
-  const type = canonicalAccountType(raw.accountType);
+  const type = canonicalAccountType(given.accountType);
+  // Issue 13: REF's client types `swiftBic` where the spec says `swiftCode`; both are read.
+  const raw: Record<string, unknown> = given.swiftBic !== undefined && given.swiftCode === undefined ? { ...given, swiftCode: given.swiftBic } : given;
   const { variant, errors: variantErrors } = selectVariant(ACCOUNT_INFO[type], raw);
   const parsed = variant.schema.safeParse(raw);
   const beneficiary = checkBeneficiary(type, variant, raw.beneficiary, input);
   const errors = [
-    ...('paymentRails' in raw ? [{ field: 'paymentRails', message: 'Read-only: never sent on creation.' }] : []),
+    // `paymentRails` and `countries` are read-only (spec) but REF's client sends them: accepted and
+    // ignored (issue 13); the rails are derived below.
     ...variantErrors,
     ...(parsed.success ? [] : toFieldErrors(parsed.error)),
     ...crossFieldErrors(type, raw),

@@ -66,13 +66,13 @@ export async function externalAccountRoutes(app: FastifyInstance) {
     });
   }
 
-  app.get('/customers/external-accounts', { config: { agent: 'VIEW_ACCOUNTS' } }, async (req) => {
+  app.get('/customers/external-accounts', { config: { agent: 'VIEW_ACCOUNTS', query: listCustomerAccountsQuery } }, async (req) => {
     const q = parseInput(listCustomerAccountsQuery, req.query);
     const page = await listCustomerExternalAccounts(req.ctx, { ...q, customerId: customerFilterFor(req.ctx, q.customerId) });
     return { ...page, data: page.data.map(externalAccountResource) };
   });
 
-  app.get('/platform/external-accounts', async (req) => {
+  app.get('/platform/external-accounts', { config: { query: listPlatformAccountsQuery } }, async (req) => {
     const page = await listPlatformExternalAccounts(req.ctx, parseInput(listPlatformAccountsQuery, req.query));
     return { ...page, data: page.data.map(externalAccountResource) };
   });
@@ -89,7 +89,7 @@ export async function externalAccountRoutes(app: FastifyInstance) {
     });
   }
 
-  app.get('/discoveries', async (req) => {
+  app.get('/discoveries', { config: { query: discoveriesQuery } }, async (req) => {
     const q = parseInput(discoveriesQuery, req.query);
     return { data: findBanks(q.country, q.currency) };
   });

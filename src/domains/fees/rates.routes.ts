@@ -4,7 +4,7 @@ import { exchangeRateResource, exchangeRatesQuery } from './rates.schemas.js';
 import { listExchangeRates } from './rates.service.js';
 
 export async function exchangeRateRoutes(app: FastifyInstance) {
-  app.get('/exchange-rates', async (req) => {
+  app.get('/exchange-rates', { config: { query: exchangeRatesQuery } }, async (req) => {
     const q = parseInput(exchangeRatesQuery, req.query);
     const views = await listExchangeRates(req.ctx, {
       sourceCurrency: q.sourceCurrency,

@@ -13,16 +13,19 @@ const type = z.enum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET']);
 /** Decision §6.3: at most 100 000 000 000 minor units per sandbox funding. */
 const MAX_SANDBOX_FUNDING = 100_000_000_000;
 
+const customerAccountsQuery = z.object({ ...paginationQuery, customerId: z.string().max(200).optional(), currency: currency.optional(), type: type.optional() });
+const platformAccountsQuery = z.object({ currency: currency.optional(), type: type.optional() });
+
 export async function internalAccountRoutes(app: FastifyInstance) {
-  app.get('/customers/internal-accounts', { config: { agent: 'VIEW_ACCOUNTS' } }, async (req) => {
-    const q = parseInput(z.object({ ...paginationQuery, customerId: z.string().max(200).optional(), currency: currency.optional(), type: type.optional() }), req.query);
+  app.get('/customers/internal-accounts', { config: { agent: 'VIEW_ACCOUNTS', query: customerAccountsQuery } }, async (req) => {
+    const q = parseInput(customerAccountsQuery, req.query);
     // An agent (A17) lists only its customer's accounts.
     const page = await listCustomerInternalAccounts(req.ctx, { ...q, customerId: customerFilterFor(req.ctx, q.customerId) });
     return { ...page, data: page.data.map(internalAccountResource) };
   });
 
-  app.get('/platform/internal-accounts', async (req) => {
-    const q = parseInput(z.object({ currency: currency.optional(), type: type.optional() }), req.query);
+  app.get('/platform/internal-accounts', { config: { query: platformAccountsQuery } }, async (req) => {
+    const q = parseInput(platformAccountsQuery, req.query);
     return { data: (await listPlatformInternalAccounts(req.ctx, q)).map(internalAccountResource) };
   });
 

@@ -2,6 +2,22 @@ import type { AppConfig } from '../../config.js';
 import type { FeeConfig } from '../../generated/prisma/client.js';
 import type { PlatformConfigView } from './config.service.js';
 import { providerRequiredCustomerFields } from './config.service.js';
+import { requiredBeneficiaryFields } from '../external-accounts/beneficiary.schemas.js';
+
+/** Beneficiary field paths → REF's CustomerInfoFieldName. */
+const FIELD_NAMES: Record<string, string> = {
+  fullName: 'FULL_NAME', legalName: 'FULL_NAME', birthDate: 'BIRTH_DATE', nationality: 'NATIONALITY', phoneNumber: 'PHONE_NUMBER',
+  email: 'EMAIL', countryOfResidence: 'COUNTRY_OF_RESIDENCE', taxId: 'TAX_ID', registrationNumber: 'REGISTRATION_NUMBER',
+};
+
+/**
+ * REF's per-currency `providerRequiredCounterpartyCustomerFields` (issue 13): what the payout in that
+ * currency needs about an individual beneficiary, from the same rules external accounts enforce.
+ */
+export function counterpartyFieldsFor(currencyCode: string): string[] {
+  const names = requiredBeneficiaryFields('INDIVIDUAL', { destination: currencyCode }).map((p) => (p.startsWith('address.') ? 'POSTAL_ADDRESS' : FIELD_NAMES[p]));
+  return [...new Set(names.filter((n): n is string => typeof n === 'string'))];
+}
 
 export function feeConfigResource(f: FeeConfig) {
   const common = {
@@ -34,6 +50,7 @@ export function configResource(view: PlatformConfigView, publicKeyPem: string, c
         requiredCounterpartyFields: c.requiredCounterpartyFields,
         enabledTransactionTypes: c.enabledTransactionTypes,
         ...(required ? { providerRequiredCustomerFields: required } : {}),
+        providerRequiredCounterpartyCustomerFields: counterpartyFieldsFor(c.currencyCode),
       };
     }),
     feeConfigs: view.feeConfigs.map(feeConfigResource),

@@ -1,10 +1,14 @@
 import type { Quote } from '../../generated/prisma/client.js';
 import { currencyOf } from '../../platform/currencies.js';
 import { toWireNumber } from '../../platform/money.js';
+import { omitAbsent } from '../../platform/http/omit-absent.js';
+
+/** Optional fields REF leaves out while empty (issue 13). */
+const OPTIONAL = ['description', 'remittanceInformation', 'purposeOfPayment'] as const;
 
 /** The spec's Quote response (decisions Part B §4.2). */
 export function quoteResource(q: Quote, scaChallenge?: object) {
-  return {
+  return omitAbsent({
     id: q.id,
     status: q.status,
     createdAt: q.createdAt.toISOString(),
@@ -26,5 +30,5 @@ export function quoteResource(q: Quote, scaChallenge?: object) {
     paymentInstructions: Array.isArray(q.paymentInstructions) ? q.paymentInstructions : [],
     // SCA customers' quotes awaiting authorization (decisions B§6.5).
     ...(scaChallenge ? { scaChallenge } : {}),
-  };
+  }, OPTIONAL);
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseInput } from '../../platform/http/validate.js';
-import { createQuoteBody, quoteIdParams } from './quotes.schemas.js';
-import { createQuote, executeQuote, getQuote } from './quotes.service.js';
+import { quoteIdParams } from './quotes.schemas.js';
+import { executeQuote, getQuote } from './quotes.service.js';
+import { createQuoteFromRequest } from './quotes.inline-destination.js';
 import { quoteResource } from './quotes.resource.js';
 import { quoteScaChallenge } from '../sca/index.js';
 
@@ -15,9 +16,9 @@ const replayQuote = (status: number) => ({
 
 export async function quoteRoutes(app: FastifyInstance) {
   app.post('/quotes', { config: { idempotent: replayQuote(201), agent: 'CREATE_QUOTE' } }, async (req, reply) => {
-    const body = parseInput(createQuoteBody, req.body ?? {});
+    // REF's inline EXTERNAL_ACCOUNT_DETAILS destination too (quotes.inline-destination.ts).
+    const quote = await createQuoteFromRequest(req.ctx, req.body);
     reply.status(201);
-    const quote = await createQuote(req.ctx, body);
     return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
   });
 

@@ -12,7 +12,7 @@ export async function tokenRoutes(app: FastifyInstance) {
     return tokenResource(token, clientSecret);
   });
 
-  app.get('/tokens', { config: { permission: 'MANAGE' } }, async (req) => {
+  app.get('/tokens', { config: { permission: 'MANAGE', query: listTokensQuery } }, async (req) => {
     const page = await listTokens(req.ctx, parseInput(listTokensQuery, req.query));
     return { ...page, data: page.data.map((t) => tokenResource(t)) };
   });

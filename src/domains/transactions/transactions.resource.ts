@@ -1,11 +1,15 @@
 import type { Transaction } from '../../generated/prisma/client.js';
 import { toWireAmount, toWireNumber } from '../../platform/money.js';
+import { omitAbsent } from '../../platform/http/omit-absent.js';
+
+/** Optional fields REF leaves out while empty (issue 13). */
+const OPTIONAL = ['quoteId', 'paymentRail', 'description', 'remittanceInformation', 'purposeOfPayment', 'failureReason', 'agentId', 'pendingReason', 'counterpartyInformation', 'settledAt', 'refund'] as const;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The Transaction of the spec and decisions Part B §3 (`fees`, `platformFees` plain integers). */
 export function transactionResource(t: Transaction) {
-  return {
+  return omitAbsent({
     id: t.id,
     status: t.status,
     type: t.type,
@@ -41,5 +45,5 @@ export function transactionResource(t: Transaction) {
           reason: t.refundReason,
         }
       : null,
-  };
+  }, OPTIONAL);
 }

@@ -32,6 +32,9 @@ const listQuery = z.object({
   receiverAccountIdentifier: z.string().max(200).optional(),
   startDate: isoDate.optional(),
   endDate: isoDate.optional(),
+  // REF's client filters (issue 13).
+  platformCustomerId: z.string().min(1).max(255).optional(),
+  reference: z.string().min(1).max(200).optional(),
 });
 
 /** Approve, reject and cancel answer the transaction as it is: a lost answer is rebuilt the same way. */
@@ -43,7 +46,7 @@ const replayTransaction = {
 };
 
 export async function transactionRoutes(app: FastifyInstance) {
-  app.get('/transactions', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req) => {
+  app.get('/transactions', { config: { agent: 'VIEW_TRANSACTIONS', query: listQuery } }, async (req) => {
     const page = await listTransactions(req.ctx, parseInput(listQuery, req.query));
     return { ...page, data: page.data.map((t) => transactionResource(t)) };
   });

@@ -4,6 +4,7 @@ import { customerFilterFor, visibleToCaller } from '../../platform/agent-scope.j
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { Prisma, Transaction } from '../../generated/prisma/client.js';
 import { transitionTransaction } from './transactions.repo.js';
+import { refFilters } from './transactions.filters.js';
 
 /** Errors: 404 TRANSACTION_NOT_FOUND (also another platform's transaction). */
 export async function getTransaction(ctx: Ctx, id: string): Promise<Transaction> {
@@ -26,6 +27,8 @@ export interface ListTransactionsQuery {
   receiverAccountIdentifier?: string;
   startDate?: Date;
   endDate?: Date;
+  platformCustomerId?: string;
+  reference?: string;
 }
 
 /**
@@ -47,6 +50,7 @@ export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery): 
     ...(q.startDate || q.endDate ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
     ...(after ? { id: q.sortOrder === 'desc' ? { lt: after } : { gt: after } } : {}),
   };
+  where.AND = await refFilters(ctx, q);
   const rows = await ctx.db.transaction.findMany({ where, orderBy: { id: q.sortOrder }, take: q.limit + 1 });
   return toPage(rows, q.limit, (r) => r);
 }

@@ -23,7 +23,7 @@ const incomingBody = z
   .strict();
 
 export async function umaRoutes(app: FastifyInstance) {
-  app.get('/receiver/uma/:umaAddress', { config: { agent: 'CREATE_QUOTE' } }, async (req) => {
+  app.get('/receiver/uma/:umaAddress', { config: { agent: 'CREATE_QUOTE', query: lookupQuery } }, async (req) => {
     const { umaAddress } = parseInput(z.object({ umaAddress: z.string().max(400) }), req.params);
     const q = parseInput(lookupQuery, req.query);
     return lookupResource(await lookupReceiver(req.ctx, { umaAddress, ...q }));

@@ -20,7 +20,7 @@ export async function verificationRoutes(app: FastifyInstance, deps: AppDeps) {
     return verificationResource(v);
   });
 
-  app.get('/verifications', async (req) => {
+  app.get('/verifications', { config: { query: listQuery } }, async (req) => {
     const page = await listVerifications(req.ctx, parseInput(listQuery, req.query));
     return { ...page, data: page.data.map(verificationResource) };
   });

@@ -28,6 +28,7 @@ export const deliveryOptions = (config: { WEBHOOK_TIMEOUT_MS: number; webhookAll
 export async function postEnvelope(url: string, envelope: Envelope, signer: Signer, opts: DeliveryOptions): Promise<AttemptResult> {
   const { timeoutMs } = opts;
   const body = serializeEnvelope(envelope);
+  const signature = signer.signatureHeader(body);
   const started = performance.now();
   try {
     const dispatcher = webhookDispatcher(opts.allowPrivate);
@@ -35,7 +36,9 @@ export async function postEnvelope(url: string, envelope: Envelope, signer: Sign
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'x-svc-signature': signer.signatureHeader(body),
+        // The spec's header, and the one REF's documentation and client helpers read (issue 13): one value.
+        'x-svc-signature': signature,
+        'x-grid-signature': signature,
         // Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) when configured.
         ...signer.standardWebhookHeaders?.(envelope.id, body),
         'user-agent': 'svc-webhooks/1',

@@ -5,7 +5,7 @@ import { getEvent, listEvents, redeliverEvent, sendTestEvent } from './webhooks.
 import { sandboxOnly } from '../../platform/http/sandbox.js';
 
 export async function webhookRoutes(app: FastifyInstance) {
-  app.get('/webhook-events', async (req) => {
+  app.get('/webhook-events', { config: { query: listEventsQuery } }, async (req) => {
     const page = await listEvents(req.ctx, parseInput(listEventsQuery, req.query));
     return { ...page, data: page.data.map(eventResource) };
   });

@@ -66,7 +66,6 @@ const STRUCTURAL: Array<[string, (typeof ACCOUNT_TYPES)[number], (i: Input) => v
   ['SWIFT account in a crypto asset', 'SWIFT_ACCOUNT', (i) => (i.currency = 'USDC'), 'currency'],
   ['SWIFT account in an unknown currency', 'SWIFT_ACCOUNT', (i) => (i.currency = 'ABC'), 'currency'],
   // read-only and discriminator
-  ['paymentRails sent on creation', 'USD_ACCOUNT', (i) => (i.accountInfo.paymentRails = ['ACH']), 'accountInfo.paymentRails'],
   ['unknown accountType', 'USD_ACCOUNT', (i) => (i.accountInfo.accountType = 'FOO_ACCOUNT'), 'accountInfo.accountType'],
   ['missing accountType', 'USD_ACCOUNT', (i) => delete i.accountInfo.accountType, 'accountInfo.accountType'],
   // USD
@@ -74,7 +73,7 @@ const STRUCTURAL: Array<[string, (typeof ACCOUNT_TYPES)[number], (i: Input) => v
   ['USD accountNumber of 18 digits', 'USD_ACCOUNT', (i) => (i.accountInfo.accountNumber = '1'.repeat(18)), 'accountInfo.accountNumber'],
   ['USD routingNumber of 8 digits', 'USD_ACCOUNT', (i) => (i.accountInfo.routingNumber = '02100002'), 'accountInfo.routingNumber'],
   ['USD bankAccountType unknown', 'USD_ACCOUNT', (i) => (i.accountInfo.bankAccountType = 'BROKERAGE'), 'accountInfo.bankAccountType'],
-  ['USD bankName missing', 'USD_ACCOUNT', (i) => delete i.accountInfo.bankName, 'accountInfo.bankName'],
+  ['USD bankName empty', 'USD_ACCOUNT', (i) => (i.accountInfo.bankName = ''), 'accountInfo.bankName'],
   ['USD intermediaryRoutingNumber not digits', 'USD_ACCOUNT', (i) => (i.accountInfo.intermediaryRoutingNumber = 'abc'), 'accountInfo.intermediaryRoutingNumber'],
   // MXN, BRL
   ['MXN CLABE of 17 digits', 'MXN_ACCOUNT', (i) => (i.accountInfo.clabeNumber = '03218000011835971'), 'accountInfo.clabeNumber'],
@@ -226,19 +225,38 @@ describe('structural problems are 400 INVALID_INPUT naming the field', () => {
       i.currency = 'MXN';
       i.accountInfo.accountNumber = '1';
       i.accountInfo.routingNumber = 'x';
-      delete i.accountInfo.bankName;
+      delete i.accountInfo.routingNumber;
+      i.accountInfo.accountNumber = '1';
       i.accountInfo.beneficiary.fullName = '';
       delete i.accountInfo.beneficiary.address.country;
     });
     expect(fields(failure(input)).sort()).toEqual(
-      ['currency', 'accountInfo.accountNumber', 'accountInfo.routingNumber', 'accountInfo.bankName', 'accountInfo.beneficiary.fullName', 'accountInfo.beneficiary.address.country'].sort(),
+      ['currency', 'accountInfo.accountNumber', 'accountInfo.routingNumber', 'accountInfo.beneficiary.fullName', 'accountInfo.beneficiary.address.country'].sort(),
     );
   });
 
-  it('reports structure before checksums: a bad routing checksum waits for the missing bankName', () => {
-    const e = failure(variant('USD_ACCOUNT', (i) => Object.assign(i.accountInfo, { routingNumber: '021000022', bankName: undefined })));
+  it('reports structure before checksums: a bad routing checksum waits for the malformed accountNumber', () => {
+    const e = failure(variant('USD_ACCOUNT', (i) => Object.assign(i.accountInfo, { routingNumber: '021000022', accountNumber: '12' })));
     expect(e.code).toBe('INVALID_INPUT');
-    expect(fields(e)).toEqual(['accountInfo.bankName']);
+    expect(fields(e)).toEqual(['accountInfo.accountNumber']);
+  });
+
+  it('accepts REF\'s body: paymentRails and countries ignored, no bankName, bankAccountType CHECKING by default, swiftBic read as swiftCode', () => {
+    const usd = variant('USD_ACCOUNT', (i) => {
+      delete i.accountInfo.bankName;
+      delete i.accountInfo.bankAccountType;
+      Object.assign(i.accountInfo, { paymentRails: ['WIRE'], countries: ['US'] });
+    });
+    const v = validateAccountInfo(usd as any);
+    expect(v.accountInfo.bankAccountType).toBe('CHECKING');
+    expect(v.accountInfo).not.toHaveProperty('countries');
+    expect(v.paymentRails).toEqual(['ACH', 'WIRE', 'RTP', 'FEDNOW']);
+    const eur = variant('EUR_ACCOUNT', (i) => {
+      delete i.accountInfo.bankName;
+      delete i.accountInfo.swiftCode;
+      i.accountInfo.swiftBic = 'COBADEFFXXX';
+    });
+    expect(validateAccountInfo(eur as any).accountInfo.swiftCode).toBe('COBADEFFXXX');
   });
 });
 

@@ -1,0 +1,29 @@
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { AppDeps } from '../../deps.js';
+import { BULK_CUSTOMERS_QUEUE, finish, processImport } from './bulk-customers.service.js';
+
+interface ImportJob {
+  platformId: string;
+  importId: string;
+}
+
+/** One import at a time per worker: rows are processed in order and recorded one by one. */
+export function startBulkCustomersWorker(deps: AppDeps, connection: ConnectionOptions): Worker {
+  const worker = new Worker(
+    BULK_CUSTOMERS_QUEUE,
+    async (job: Job) => {
+      const data = job.data as ImportJob;
+      await processImport(deps, data.platformId, data.importId, (p) => job.updateProgress(p));
+    },
+    { connection, prefix: `${deps.config.REDIS_PREFIX}:bull`, concurrency: 1 },
+  );
+  worker.on('failed', (job, err) => {
+    if (!job) return;
+    deps.logger.error({ err, importId: (job.data as ImportJob).importId, attemptsMade: job.attemptsMade }, 'bulk customer import attempt failed');
+    if (job.attemptsMade >= (job.opts.attempts ?? 1)) {
+      const data = job.data as ImportJob;
+      finish(deps, data.platformId, data.importId, 'FAILED').catch((e) => deps.logger.error({ err: e }, 'could not record a failed bulk import'));
+    }
+  });
+  return worker;
+}

@@ -1,0 +1,52 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { parseInput } from '../../platform/http/validate.js';
+import { sandboxOnly } from '../../platform/http/sandbox.js';
+import { transactionResource } from '../transactions/transactions.resource.js';
+import { sendTestEvent } from '../webhooks/webhooks.service.js';
+import { accountLookupParams, accountLookupQuery, kycLinkQuery, sandboxSendBody, sandboxUmaReceiveBody, transferBody } from './ref-compat.schemas.js';
+import { kycLinkFor, lookupExternalAccount, sandboxSend, sandboxUmaReceive, transferIn, transferOut } from './ref-compat.service.js';
+
+/**
+ * RFC 9745 `Deprecation` (the date API version 2025-10-13 deprecated the transfer endpoints, A20)
+ * and the successor to move to.
+ */
+function deprecated(reply: FastifyReply): void {
+  reply.header('deprecation', '@1760313600');
+  reply.header('link', '</quotes>; rel="successor-version"');
+}
+
+/** REF's client paths that the spec serves elsewhere or not at all (issue 13). */
+export async function refCompatRoutes(app: FastifyInstance) {
+  app.get('/customers/kyc-link', { config: { query: kycLinkQuery } }, async (req) => kycLinkFor(req.ctx, parseInput(kycLinkQuery, req.query)));
+
+  app.post('/webhooks/test', async (req) => sendTestEvent(req.ctx));
+
+  app.post('/sandbox/send', { preHandler: sandboxOnly, config: { idempotent: true } }, async (req) => {
+    return transactionResource(await sandboxSend(req.ctx, parseInput(sandboxSendBody, req.body ?? {})));
+  });
+
+  app.post('/sandbox/uma/receive', { preHandler: sandboxOnly, config: { idempotent: true } }, async (req) => {
+    return transactionResource(await sandboxUmaReceive(req.ctx, parseInput(sandboxUmaReceiveBody, req.body ?? {})));
+  });
+
+  app.get('/receiver/external-account/:accountId', { config: { agent: 'CREATE_QUOTE', query: accountLookupQuery } }, async (req) => {
+    const { accountId } = parseInput(accountLookupParams, req.params);
+    return lookupExternalAccount(req.ctx, accountId, parseInput(accountLookupQuery, req.query));
+  });
+
+  app.post('/transfer-out', { config: { idempotent: true } }, async (req, reply) => {
+    deprecated(reply);
+    const body = parseInput(transferBody.partial({ amount: true }), req.body ?? {});
+    const t = await transferOut(req.ctx, body);
+    reply.status(201);
+    return transactionResource(t);
+  });
+
+  app.post('/transfer-in', { config: { idempotent: true } }, async (req, reply) => {
+    deprecated(reply);
+    const body = parseInput(transferBody.partial({ amount: true }), req.body ?? {});
+    const t = await transferIn(req.ctx, body);
+    reply.status(201);
+    return transactionResource(t);
+  });
+}

@@ -1,0 +1,28 @@
+import type { Ctx } from '../../deps.js';
+import type { Prisma } from '../../generated/prisma/client.js';
+import { matchKeyFor } from '../../adapters/deposits/port.js';
+
+/**
+ * The list filters REF's client sends beyond the spec's (issue 13):
+ * - `platformCustomerId`: transactions of the customers carrying that id of the platform's;
+ * - `reference`: the rail's reference of the payout, the refund's reference, or the reference a
+ *   real-time funded quote told the payer to quote.
+ */
+export async function refFilters(ctx: Ctx, q: { platformCustomerId?: string; reference?: string }): Promise<Prisma.TransactionWhereInput[]> {
+  const out: Prisma.TransactionWhereInput[] = [];
+  if (q.platformCustomerId) {
+    const customers = await ctx.db.customer.findMany({ where: { platformCustomerId: q.platformCustomerId }, select: { id: true } });
+    out.push({ customerId: { in: customers.map((c) => c.id) } });
+  }
+  if (q.reference) {
+    const instructions = await ctx.db.fundingInstruction.findMany({ where: { matchKey: matchKeyFor('REFERENCE', q.reference) }, select: { quoteId: true } });
+    out.push({
+      OR: [
+        { railReference: q.reference },
+        { refundReference: q.reference },
+        ...(instructions.length ? [{ quoteId: { in: instructions.map((i) => i.quoteId) } }] : []),
+      ],
+    });
+  }
+  return out;
+}
