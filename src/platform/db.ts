@@ -67,7 +67,13 @@ export function isPoolExhausted(err: unknown): boolean {
  * only through `tenantDb`, which adds the platform to every filter and every write. A model added
  * later is scoped by default; test/platform/tenancy.test.ts fails if it lacks the column.
  */
-export const GLOBAL_MODELS = new Set(['ServiceKey']);
+export const GLOBAL_MODELS = new Set([
+  'ServiceKey',
+  // The sandbox rail's simulated bank (issue 11): the bank's own records, known by reference and
+  // idempotency key, read and written only by the sandbox rail adapter through the unscoped client.
+  'SandboxBankPayout',
+  'SandboxBankRefund',
+]);
 /** The one model whose own id is the platform id. */
 const PLATFORM_MODEL = 'Platform';
 

@@ -44,6 +44,8 @@ CREATE TABLE "sandbox_bank_payouts" (
   "currency"        TEXT NOT NULL,
   "scenario"        TEXT NOT NULL,
   "submitted_at"    TIMESTAMPTZ(3) NOT NULL,
+  -- When the bank first told the service the payout completed (a 005 return is counted from then).
+  "completed_at"    TIMESTAMPTZ(3),
   "created_at"      TIMESTAMPTZ(3) NOT NULL DEFAULT now()
 );
 

@@ -9,7 +9,8 @@ import type { PayoutRequest, PayoutResult, RailAdapter, RefundResult } from '../
  *   002 / amount …902  execution fails at submission (QUOTE_EXECUTION_FAILED)
  *   003 / amount …903  completes slowly (SANDBOX_SLOW_MS, default 6 minutes: a "stuck" payment)
  *   004 / amount …904  counterparty delivery fails after the rail delay (ACCOUNT_CANNOT_RECEIVE)
- *   005 / amount …905  completes, then the bank returns it (PAYOUT_RETURNED → FAILED)
+ *   005 / amount …905  completes, then the bank returns it SANDBOX_RETURN_AFTER_MS after it first
+ *                      reported the completion (PAYOUT_RETURNED → FAILED)
  *   006 / amount …906  the user cancels (refund reason USER_CANCELLATION)
  *   007 / amount …907  payout and refund both fail
  *   anything else       completes after the rail's delay
@@ -47,9 +48,12 @@ export const RAIL_DELAYS_MS: Record<string, number> = {
 };
 
 interface Stored {
+  reference: string;
   scenario: Scenario;
   submittedAtMs: number;
   rail: string;
+  /** RETURNED scenario: when the bank first answered COMPLETED (the return is counted from then). */
+  completedAtMs: number | null;
 }
 
 export interface SandboxRailOptions {
@@ -77,13 +81,28 @@ export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
         return elapsed < delay ? pending(delay - elapsed) : { status: 'FAILED', reference: ref, failureReason: 'ACCOUNT_CANNOT_RECEIVE', retryable: false };
       case 'CANCELLED':
         return elapsed < delay ? pending(delay - elapsed) : { status: 'FAILED', reference: ref, failureReason: 'USER_CANCELLATION', retryable: false };
-      case 'RETURNED':
+      case 'RETURNED': {
         if (elapsed < delay) return pending(delay - elapsed);
-        if (elapsed < delay + opts.returnAfterMs) return { status: 'COMPLETED', reference: ref, pollAfterMs: delay + opts.returnAfterMs - elapsed };
+        // Returned SANDBOX_RETURN_AFTER_MS after the bank first reported the payout completed, so the
+        // service always sees COMPLETED first, however late it asks.
+        const sinceCompleted = s.completedAtMs === null ? 0 : opts.now() - s.completedAtMs;
+        if (sinceCompleted < opts.returnAfterMs) return { status: 'COMPLETED', reference: ref, pollAfterMs: Math.max(opts.returnAfterMs - sinceCompleted, 10) };
         return { status: 'RETURNED', reference: ref, failureReason: 'PAYOUT_RETURNED', retryable: false };
+      }
       default:
         return elapsed < delay ? pending(delay - elapsed) : { status: 'COMPLETED', reference: ref };
     }
+  }
+
+  /** The bank's answer; the first COMPLETED of a payout that will be returned is recorded (once). */
+  async function answer(s: Stored): Promise<PayoutResult> {
+    const result = statusOf(s.reference, s);
+    if (s.scenario === 'RETURNED' && result.status === 'COMPLETED' && s.completedAtMs === null) {
+      await opts.db.sandboxBankPayout.updateMany({ where: { reference: s.reference, completedAt: null }, data: { completedAt: new Date(opts.now()) } });
+      const fresh = await opts.db.sandboxBankPayout.findUniqueOrThrow({ where: { reference: s.reference } });
+      return statusOf(s.reference, toStored(fresh));
+    }
+    return result;
   }
 
   return {
@@ -99,14 +118,14 @@ export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
         skipDuplicates: true,
       });
       const stored = await opts.db.sandboxBankPayout.findUniqueOrThrow({ where: { reference: ref } });
-      return statusOf(ref, toStored(stored));
+      return answer(toStored(stored));
     },
     async getPayoutStatus(reference: string, callOpts?: CallOptions) {
       callOpts?.signal?.throwIfAborted();
       const stored = await opts.db.sandboxBankPayout.findUnique({ where: { reference } });
       // Unknown to the bank: never guess an outcome.
       if (!stored) return { status: 'PENDING', reference, pollAfterMs: 1000, notFound: true };
-      return statusOf(reference, toStored(stored));
+      return answer(toStored(stored));
     },
     async refundPayout(req, callOpts?: CallOptions): Promise<RefundResult> {
       callOpts?.signal?.throwIfAborted();
@@ -121,6 +140,6 @@ export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
   };
 }
 
-function toStored(row: { scenario: string; submittedAt: Date; rail: string }): Stored {
-  return { scenario: row.scenario as Scenario, submittedAtMs: row.submittedAt.getTime(), rail: row.rail };
+function toStored(row: { reference: string; scenario: string; submittedAt: Date; rail: string; completedAt: Date | null }): Stored {
+  return { reference: row.reference, scenario: row.scenario as Scenario, submittedAtMs: row.submittedAt.getTime(), rail: row.rail, completedAtMs: row.completedAt?.getTime() ?? null };
 }
