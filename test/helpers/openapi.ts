@@ -292,3 +292,9 @@ function truncate(text: string | undefined, max = 2000): string {
 export function openApiAjv(): Ajv2020 {
   return getAjv();
 }
+
+/** Validate a value against any schema of the document (its `$ref`s resolve into the document). */
+export function validateAgainstSchema(cacheKey: string, schema: Node, value: unknown): ErrorObject[] {
+  const validate = validatorFor(`schema:${cacheKey}`, schema);
+  return validate(value) ? [] : [...(validate.errors ?? [])];
+}

@@ -1,10 +1,7 @@
 import { bech32m } from '@scure/base';
-import bs58 from 'bs58';
-import bs58check from 'bs58check';
+import { base58, base58check, checksumAddress, decodeUnsafe } from '../../platform/crypto-addresses.js';
 import { validateBIC, validateIBAN } from 'ibantools';
-import { decode as decodeBolt11 } from 'light-bolt11-decoder';
-// viem/utils rather than viem: half the import time, same functions.
-import { toChecksumAddress } from '../../platform/evm.js';
+import { decodeBolt11 } from '../../platform/bolt11.js';
 import type { FieldError } from '../../platform/errors.js';
 import type { CanonicalAccountType } from './account-types.js';
 
@@ -60,17 +57,17 @@ export function isValidEvmAddress(address: string): boolean {
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return false;
   const hex = address.slice(2);
   if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
-  return toChecksumAddress(address) === address;
+  return checksumAddress(address) === address;
 }
 
 /** A Solana address is an ed25519 public key: base58 of exactly 32 bytes. */
 export function isValidSolanaAddress(address: string): boolean {
-  return bs58.decodeUnsafe(address)?.length === 32;
+  return decodeUnsafe(base58, address)?.length === 32;
 }
 
 /** A Tron address is base58check of 0x41 followed by a 20-byte account id. */
 export function isValidTronAddress(address: string): boolean {
-  const bytes = bs58check.decodeUnsafe(address);
+  const bytes = decodeUnsafe(base58check, address);
   return bytes?.length === 21 && bytes[0] === 0x41;
 }
 

@@ -1,11 +1,10 @@
 import { createPublicKey, verify as verifyEd25519 } from 'node:crypto';
-import bs58 from 'bs58';
-import bs58check from 'bs58check';
 import { bech32m } from '@scure/base';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { sha256 } from '@noble/hashes/sha2';
-import { keccak_256 } from '@noble/hashes/sha3';
-import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils';
+import { concatBytes, utf8ToBytes } from '@noble/hashes/utils';
+import { bytesToHex } from '@noble/hashes/utils';
+import { base58, base58check, hexToBytes, isHex, keccak256, personalMessageHash, recoverAddress } from '../../platform/crypto-addresses.js';
 import type { SignatureFamily } from './external-accounts.model.js';
 
 /**
@@ -49,21 +48,15 @@ export async function verifyWalletSignature(input: {
   }
 }
 
-/** viem is loaded on the first signature check only: importing it costs ~0.3 s of every process's start-up. */
-const viem = () => import('viem');
-
-/** `0x` followed by exactly 65 bytes of hex. */
-const isSignatureHex = (s: string): s is `0x${string}` => /^0x[0-9a-fA-F]{130}$/.test(s);
-
 async function verifyEvm(address: string, message: string, signature: string): Promise<boolean> {
-  if (!isSignatureHex(signature)) return false;
-  const recovered = await (await viem()).recoverMessageAddress({ message, signature });
+  if (!isHex(signature) || hexToBytes(signature).length !== 65) return false;
+  const recovered = recoverAddress(personalMessageHash(message), hexToBytes(signature));
   return recovered.toLowerCase() === address.toLowerCase();
 }
 
 function verifySolana(address: string, message: string, signature: string): boolean {
-  const key = bs58.decode(address);
-  const sig = bs58.decode(signature);
+  const key = base58.decode(address);
+  const sig = base58.decode(signature);
   if (key.length !== 32 || sig.length !== 64) return false;
   const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key).toString('base64url') }, format: 'jwk' });
   return verifyEd25519(null, Buffer.from(message, 'utf8'), publicKey, sig);
@@ -104,16 +97,16 @@ export function sparkIdentityKey(address: string): Uint8Array {
 
 export function tronMessageHash(message: string): `0x${string}` {
   const body = utf8ToBytes(message);
-  return `0x${bytesToHex(keccak_256(concatBytes(utf8ToBytes(`\x19TRON Signed Message:\n${body.length}`), body)))}`;
+  return `0x${bytesToHex(keccak256(concatBytes(utf8ToBytes(`\x19TRON Signed Message:\n${body.length}`), body)))}`;
 }
 
 async function verifyTron(address: string, message: string, signature: string): Promise<boolean> {
   const hex = (signature.startsWith('0x') ? signature : `0x${signature}`) as `0x${string}`;
-  if (!isSignatureHex(hex)) return false;
-  const evm = await (await viem()).recoverAddress({ hash: tronMessageHash(message), signature: hex });
+  if (!isHex(hex) || hexToBytes(hex).length !== 65) return false;
+  const evm = recoverAddress(hexToBytes(tronMessageHash(message)), hexToBytes(hex));
   return evmToTronAddress(evm) === address;
 }
 
 export function evmToTronAddress(evmAddress: string): string {
-  return bs58check.encode(Uint8Array.from([0x41, ...hexToBytes(evmAddress.replace(/^0x/, ''))]));
+  return base58check.encode(Uint8Array.from([0x41, ...hexToBytes(evmAddress)]));
 }

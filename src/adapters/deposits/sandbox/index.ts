@@ -1,9 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { bech32m } from '@scure/base';
 import { secp256k1 } from '@noble/curves/secp256k1';
-import bs58 from 'bs58';
-import bs58check from 'bs58check';
-import { toChecksumAddress } from '../../../platform/evm.js';
+import { base58, base58check, checksumAddress } from '../../../platform/crypto-addresses.js';
 import { matchKeyFor, type DepositDetector, type FundingInstructionOut, type InstructionsRequest } from '../port.js';
 import { createSandboxInvoice } from './lightning-invoice.js';
 
@@ -32,15 +30,15 @@ function seedBytes(quoteId: string, network: string, length: number): Uint8Array
 function addressFor(quoteId: string, network: string): string {
   switch (network) {
     case 'SOLANA':
-      return bs58.encode(seedBytes(quoteId, network, 32));
+      return base58.encode(seedBytes(quoteId, network, 32));
     case 'TRON':
-      return bs58check.encode(Uint8Array.from([0x41, ...seedBytes(quoteId, network, 20)]));
+      return base58check.encode(Uint8Array.from([0x41, ...seedBytes(quoteId, network, 20)]));
     case 'SPARK': {
       const pubkey = secp256k1.getPublicKey(seedBytes(quoteId, network, 32), true);
       return bech32m.encode('spark', bech32m.toWords(Uint8Array.from([0x0a, 0x21, ...pubkey])), false);
     }
     default:
-      return toChecksumAddress(`0x${Buffer.from(seedBytes(quoteId, network, 20)).toString('hex')}`);
+      return checksumAddress(`0x${Buffer.from(seedBytes(quoteId, network, 20)).toString('hex')}`);
   }
 }
 

@@ -1,10 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-
-type Bolt11 = typeof import('bolt11');
-let bolt11: Bolt11 | undefined;
-/** Loaded on first use (it pulls in bitcoinjs-lib): the worker and API start without it. */
-const bolt11Lib = (): Bolt11 => (bolt11 ??= createRequire(import.meta.url)('bolt11') as Bolt11);
+import { bolt11Lib } from '../../../platform/bolt11.js';
 
 /**
  * The sandbox Lightning node's key: a fixed, documented test key (it holds no funds). Invoices it

@@ -9,7 +9,7 @@ import {
   verifyUmaLnurlpResponseSignature,
   type NonceValidator,
 } from '@uma-sdk/core';
-import { decode as decodeBolt11 } from 'light-bolt11-decoder';
+import { decodeBolt11 } from '../../../platform/bolt11.js';
 import type { Redis } from 'ioredis';
 import { UmaCounterpartyError, type CallOptions, type PayerDataField, type UmaCounterpartyAdapter, type UmaLookupRequest, type UmaPayRequest, type UmaPayTerms, type UmaReceiver } from '../port.js';
 import { fieldNameOfPayerDataKey, payerDataKeyOf } from './payer-data.js';
@@ -193,10 +193,10 @@ export function createUmaProtocolClient(opts: UmaProtocolOptions): UmaCounterpar
 /** Amount and expiry read from the invoice itself: it is what will be paid. */
 function termsOfInvoice(invoice: string, now: Date): { invoice: string; amountMsats: bigint; expiresAt: Date } {
   try {
-    const sections = decodeBolt11(invoice).sections as Array<{ name: string; value?: unknown }>;
-    const amount = sections.find((s) => s.name === 'amount')?.value;
-    const timestamp = Number(sections.find((s) => s.name === 'timestamp')?.value ?? now.getTime() / 1000);
-    const expiry = Number(sections.find((s) => s.name === 'expiry')?.value ?? 3600);
+    const decoded = decodeBolt11(invoice);
+    const amount = decoded.millisatoshis ?? undefined;
+    const timestamp = Number(decoded.timestamp ?? now.getTime() / 1000);
+    const expiry = Number(decoded.tags.find((t) => t.tagName === 'expire_time')?.data ?? 3600);
     if (typeof amount !== 'string' || !/^\d+$/.test(amount)) throw new Error('no amount');
     return { invoice, amountMsats: BigInt(amount), expiresAt: new Date((timestamp + expiry) * 1000) };
   } catch {
