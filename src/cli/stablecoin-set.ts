@@ -4,6 +4,8 @@ import { loadConfig } from '../config.js';
 import type { AppDeps } from '../deps.js';
 import { createPrisma } from '../platform/db.js';
 import { systemClock } from '../platform/clock.js';
+import { createRedis } from '../platform/redis.js';
+import { InvalidationBus } from '../platform/process-cache.js';
 import { operatorSetStablecoinEnablement } from '../domains/stablecoin/stablecoin.service.js';
 
 /**
@@ -19,12 +21,16 @@ async function main() {
   if (!status) throw new Error(`--status must be one of: ${TARGETS.join(', ')}`);
   const config = loadConfig();
   const prisma = createPrisma(config.DATABASE_URL, 2);
+  const redis = createRedis(config.REDIS_URL);
   try {
-    // Needs only the database, the clock and the config; no queue or Redis is touched here.
-    const deps = { config, prisma, clock: systemClock, logger: pino({ level: 'warn' }) } as unknown as AppDeps;
+    // The database, the clock and the config, and Redis only to tell running processes that the
+    // platform's settings changed (they drop their cached copy).
+    const logger = pino({ level: 'warn' });
+    const deps = { config, prisma, redis, clock: systemClock, logger, bus: new InvalidationBus(redis, config.REDIS_PREFIX, logger) } as unknown as AppDeps;
     const result = await operatorSetStablecoinEnablement(deps, values.platform, status);
     console.log(`${values.platform}: ${result.status}`);
   } finally {
+    await redis.quit().catch(() => redis.disconnect());
     await prisma.$disconnect();
   }
 }

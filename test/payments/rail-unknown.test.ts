@@ -15,6 +15,8 @@ let env: TestEnv;
 let workers: RunningWorkers;
 const logs: Array<Record<string, unknown>> = [];
 
+const OPERATOR_AUTH = `Basic ${Buffer.from('ops:ops-password-0123456789').toString('base64')}`;
+
 beforeAll(async () => {
   env = await createTestEnv(
     {
@@ -27,6 +29,8 @@ beforeAll(async () => {
       PAYMENT_RECONCILE_GRACE_MS: '200',
       PAYMENT_RECONCILE_RETRY_MS: '200',
       PAYMENT_UNKNOWN_AFTER_MS: '300',
+      OPERATOR_USER: 'ops',
+      OPERATOR_PASSWORD: 'ops-password-0123456789',
     },
     { logStream: { write: (line: string) => logs.push(JSON.parse(line)) } },
   );
@@ -55,17 +59,17 @@ describe('a payment the rail does not know', () => {
     });
     expect(reported.status).toBe('PROCESSING');
     expect(await balances(env, payer.usd)).toEqual({ available: 90_000n, held: 10_000n });
-    const metrics = await env.app.inject({ method: 'GET', url: '/metrics' });
+    const metrics = await env.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: OPERATOR_AUTH } });
     expect(metrics.body).toMatch(/^payments_rail_unknown 1$/m);
     expect(logs.some((l) => l.level === 40 && l.transactionId === id && String(l.msg).includes('does not know'))).toBe(true);
 
     // The bank finds it again (as submitted, with an ordinary outcome): the reason clears and it settles once.
     await env.deps.prisma.sandboxBankPayout.create({ data: { ...record, scenario: 'OK', submittedAt: new Date(Date.now() - 60_000) } });
     const done = await waitFor(payer, id, 'COMPLETED');
-    expect(done.pendingReason).toBeNull();
+    expect(done.pendingReason).toBeUndefined();
     expect(await settleCount(env, id)).toBe(1);
     expect(await balances(env, payer.usd)).toEqual({ available: 90_000n, held: 0n });
-    expect((await env.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^payments_rail_unknown 0$/m);
+    expect((await env.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: OPERATOR_AUTH } })).body).toMatch(/^payments_rail_unknown 0$/m);
     await expectLedgerConsistent(env, payer.p.platformId);
   });
 });

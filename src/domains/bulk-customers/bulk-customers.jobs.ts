@@ -1,5 +1,6 @@
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
+import { queuePrefix } from '../../platform/queue.js';
 import { BULK_CUSTOMERS_QUEUE, finish, processImport } from './bulk-customers.service.js';
 
 interface ImportJob {
@@ -15,7 +16,7 @@ export function startBulkCustomersWorker(deps: AppDeps, connection: ConnectionOp
       const data = job.data as ImportJob;
       await processImport(deps, data.platformId, data.importId, (p) => job.updateProgress(p));
     },
-    { connection, prefix: `${deps.config.REDIS_PREFIX}:bull`, concurrency: 1 },
+    { connection, prefix: queuePrefix(deps.config), concurrency: 1 },
   );
   worker.on('failed', (job, err) => {
     if (!job) return;

@@ -41,7 +41,6 @@ export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery): 
   const where: Prisma.TransactionWhereInput = {
     ...(q.status?.length ? { status: { in: q.status } } : {}),
     ...(q.type ? { type: q.type } : {}),
-    ...(q.currency ? { AND: [{ OR: [{ sendingCurrency: q.currency }, { receivingCurrency: q.currency }] }] } : {}),
     // Decision Part B §2: passing the platform's own id lists platform-owned transactions.
     ...(q.customerId ? (q.customerId === ctx.platformId ? { customerId: null } : { customerId: q.customerId }) : {}),
     ...(q.senderAccountIdentifier ? { sourceAccountId: q.senderAccountIdentifier } : {}),
@@ -50,7 +49,7 @@ export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery): 
     ...(q.startDate || q.endDate ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
     ...(after ? { id: q.sortOrder === 'desc' ? { lt: after } : { gt: after } } : {}),
   };
-  where.AND = await refFilters(ctx, q);
+  where.AND = [...(q.currency ? [{ OR: [{ sendingCurrency: q.currency }, { receivingCurrency: q.currency }] }] : []), ...(await refFilters(ctx, q))];
   const rows = await ctx.db.transaction.findMany({ where, orderBy: { id: q.sortOrder }, take: q.limit + 1 });
   return toPage(rows, q.limit, (r) => r);
 }
