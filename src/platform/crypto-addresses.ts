@@ -26,6 +26,7 @@ export const keccak256 = (bytes: Uint8Array): Uint8Array => keccak_256(bytes);
 
 /** EIP-55 mixed-case checksum of a 20-byte address. */
 export function checksumAddress(address: string): `0x${string}` {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error('an EVM address is 0x and 40 hex digits');
   const hex = address.slice(2).toLowerCase();
   const hash = bytesToHex(keccak_256(utf8ToBytes(hex)));
   let out = '0x';

@@ -104,8 +104,12 @@ export function fromFastifyError(err: FastifyError): ErrorBody | undefined {
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     return { status: err.statusCode, code: FRAMEWORK_CODES[err.statusCode] ?? 'REQUEST_ERROR', message: err.message };
   }
+  // The multipart parser (busboy) throws plain errors for a broken body, on every multipart route.
+  if (typeof err.message === 'string' && MULTIPART_PARSE_ERROR.test(err.message)) return bodyError('The multipart body could not be read.', err.message);
   return undefined;
 }
+
+const MULTIPART_PARSE_ERROR = /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|Malformed part header|Part terminated early)/;
 
 /**
  * `frameworkErrors` (Fastify option): errors raised before routing — a URL that is not valid
