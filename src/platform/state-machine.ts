@@ -1,17 +1,360 @@
-import { ConflictError } from './errors.js';
+import { Prisma } from '../generated/prisma/client.js';
+import type {
+  BankLink, BeneficialOwner, BulkCustomerImport, Card, Customer, ExternalAccount, ExternalAccountChallenge, Platform, Quote,
+  ScaChallenge, ScaFactor, ScaFactorReset, Transaction, UmaInvitation, Verification, WebhookEvent,
+} from '../generated/prisma/client.js';
+import type { Clock } from './clock.js';
+import type { TenantDb, TenantTx } from './db.js';
+import { ConflictError, invariant } from './errors.js';
+import { newId } from './ids.js';
+import { recordEvents, type OutboxEvent } from './outbox.js';
 
-/** A lifecycle as data: each event names the statuses it may start from and the one it ends in. */
-export type TransitionTable<S extends string> = Record<string, { from: readonly S[]; to: S }>;
+// ------------------------------------------------------------------------------------ lifecycles as data
 
+/** One move: allowed from any of `from`, lands on `to`. */
+export interface Transition<S extends string> {
+  readonly from: readonly S[];
+  readonly to: S;
+}
+
+/** A lifecycle's moves, keyed by the event that causes each. */
+export type TransitionTable<S extends string, E extends string = string> = { readonly [K in E]: Transition<S> };
+
+/**
+ * A lifecycle declared once as data in its domain's model.ts (house style "State machines are data").
+ * `terminal` lists exactly the statuses no event leaves (defineLifecycle checks it).
+ */
+export interface Lifecycle<S extends string = string, E extends string = string> {
+  /** The name of the machine in status_changes.machine. */
+  readonly name: string;
+  /** How an error names the resource: "The card cannot freeze from CLOSED." */
+  readonly label: string;
+  readonly statuses: readonly S[];
+  readonly transitions: TransitionTable<S, E>;
+  readonly terminal: readonly S[];
+  /** The status a NULL column stands for (a refund not started, a contact channel not required). */
+  readonly absent?: S;
+  /** The error code of an illegal move and of a lost race (default INVALID_STATE_TRANSITION). */
+  readonly conflictCode?: string;
+}
+
+export type EventOf<L> = L extends Lifecycle<string, infer E> ? E : never;
+export type StatusOf<L> = L extends Lifecycle<infer S, string> ? S : never;
+
+/** Declares a lifecycle, refusing at load time a table that names unknown statuses or mislabels its terminal ones. */
+export function defineLifecycle<const S extends string, const E extends string>(l: Lifecycle<S, E>): Lifecycle<S, E> {
+  const known = new Set<string>(l.statuses);
+  const left = new Set<string>();
+  for (const [event, t] of Object.entries<Transition<S>>(l.transitions)) {
+    invariant(t.from.length > 0 && t.from.every((s) => known.has(s)) && known.has(t.to), `${l.name}.${event} names a status outside ${l.name}`);
+    for (const s of t.from) left.add(s);
+  }
+  invariant(l.absent === undefined || known.has(l.absent), `${l.name}: unknown absent status`);
+  for (const s of l.statuses) invariant(l.terminal.includes(s) === !left.has(s), `${l.name}: ${s} must be terminal exactly when no event leaves it`);
+  return l;
+}
+
+/**
+ * An illegal move, or a lost race (the row moved meanwhile, so the compare-and-set changed nothing):
+ * the same 409 either way, with the lifecycle's code.
+ */
 export class IllegalTransitionError extends ConflictError {
-  constructor(what: string, event: string, from: string | null) {
-    super('INVALID_STATE_TRANSITION', `${what} cannot ${event} from ${from ?? 'its current state'}.`, { event, from });
+  constructor(
+    readonly lifecycle: Lifecycle,
+    readonly event: string,
+    readonly from: string | null,
+    readonly resourceId?: string,
+  ) {
+    super(
+      lifecycle.conflictCode ?? 'INVALID_STATE_TRANSITION',
+      `${lifecycle.label} cannot ${event} from ${from ?? 'its current state'}.`,
+      { event, from, ...(resourceId ? { resourceId } : {}) },
+    );
   }
 }
 
-/** The target status of `event` from `from`, or an IllegalTransitionError. */
-export function nextStatus<S extends string>(table: TransitionTable<S>, what: string, event: string, from: S): S {
-  const t = table[event];
-  if (!t || !t.from.includes(from)) throw new IllegalTransitionError(what, event, from);
+export function canTransition<S extends string, E extends string>(l: Lifecycle<S, E>, event: E, from: S): boolean {
+  return l.transitions[event].from.includes(from);
+}
+
+/** The target status of `event` from `from`, or an IllegalTransitionError. Pure. */
+export function nextStatus<S extends string, E extends string>(l: Lifecycle<S, E>, event: E, from: S): S {
+  const t = l.transitions[event];
+  if (!t || !t.from.includes(from)) throw new IllegalTransitionError(l, event, from);
   return t.to;
+}
+
+// ------------------------------------------------------------------------------------ where statuses live
+
+/**
+ * Every status column transition() may write: the fixed whitelist its SQL identifiers come from, with the
+ * row type a move returns. `touch`: a move also sets updated_at; `scope`: the column holding the platform.
+ */
+interface StatusTables {
+  customers: { row: Customer; column: 'status' | 'email_verification' | 'phone_verification' };
+  beneficial_owners: { row: BeneficialOwner; column: 'kyc_status' };
+  verifications: { row: Verification; column: 'status' };
+  external_accounts: { row: ExternalAccount; column: 'status' };
+  external_account_challenges: { row: ExternalAccountChallenge; column: 'status' };
+  cards: { row: Card; column: 'state' };
+  sca_factor_resets: { row: ScaFactorReset; column: 'status' };
+  sca_challenges: { row: ScaChallenge; column: 'status' };
+  sca_factors: { row: ScaFactor; column: 'status' };
+  platforms: { row: Platform; column: 'stablecoin_enablement_status' };
+  uma_invitations: { row: UmaInvitation; column: 'status' };
+  bank_links: { row: BankLink; column: 'status' };
+  bulk_customer_imports: { row: BulkCustomerImport; column: 'status' };
+  webhook_events: { row: WebhookEvent; column: 'delivery_status' };
+  quotes: { row: Quote; column: 'status' };
+  transactions: { row: Transaction; column: 'status' | 'refund_status' };
+}
+export type StatusTable = keyof StatusTables;
+export type RowOf<T extends StatusTable> = StatusTables[T]['row'];
+
+const STATUS_TABLES: { readonly [T in StatusTable]: { readonly columns: readonly StatusTables[T]['column'][]; readonly touch: boolean; readonly scope: 'platform_id' | 'id' } } = {
+  customers: { columns: ['status', 'email_verification', 'phone_verification'], touch: true, scope: 'platform_id' },
+  // An owner's updated_at is its data's, not its status's (unchanged from before transition()).
+  beneficial_owners: { columns: ['kyc_status'], touch: false, scope: 'platform_id' },
+  verifications: { columns: ['status'], touch: true, scope: 'platform_id' },
+  external_accounts: { columns: ['status'], touch: true, scope: 'platform_id' },
+  external_account_challenges: { columns: ['status'], touch: false, scope: 'platform_id' },
+  cards: { columns: ['state'], touch: true, scope: 'platform_id' },
+  sca_factor_resets: { columns: ['status'], touch: true, scope: 'platform_id' },
+  sca_challenges: { columns: ['status'], touch: false, scope: 'platform_id' },
+  sca_factors: { columns: ['status'], touch: false, scope: 'platform_id' },
+  // The platform row is its own tenant: its id is the platform id.
+  platforms: { columns: ['stablecoin_enablement_status'], touch: false, scope: 'id' },
+  uma_invitations: { columns: ['status'], touch: true, scope: 'platform_id' },
+  bank_links: { columns: ['status'], touch: true, scope: 'platform_id' },
+  bulk_customer_imports: { columns: ['status'], touch: true, scope: 'platform_id' },
+  webhook_events: { columns: ['delivery_status'], touch: false, scope: 'platform_id' },
+  quotes: { columns: ['status'], touch: true, scope: 'platform_id' },
+  transactions: { columns: ['status', 'refund_status'], touch: true, scope: 'platform_id' },
+};
+
+/** A lifecycle bound to the column that stores it (declared once, in the domain's repo or service). */
+export interface StatusColumn<T extends StatusTable, S extends string, E extends string> {
+  readonly lifecycle: Lifecycle<S, E>;
+  readonly table: T;
+  readonly column: StatusTables[T]['column'];
+  /** status_changes.machine: the lifecycle's name unless one lifecycle is stored in several columns. */
+  readonly machine: string;
+  /** What moving a row that is not there (or is another platform's) raises; default the illegal-move error. */
+  readonly notFound?: () => Error;
+}
+
+export function statusColumn<T extends StatusTable, S extends string, E extends string>(
+  lifecycle: Lifecycle<S, E>,
+  table: T,
+  column: StatusTables[T]['column'],
+  opts: { machine?: string; notFound?: () => Error } = {},
+): StatusColumn<T, S, E> {
+  invariant((STATUS_TABLES[table]?.columns as readonly string[] | undefined)?.includes(column), `${table}.${column} is not a status column`);
+  return { lifecycle, table, column, machine: opts.machine ?? lifecycle.name, ...(opts.notFound ? { notFound: opts.notFound } : {}) };
+}
+
+// ------------------------------------------------------------------------------------ transition()
+
+/** Who moves (the platform every statement is confined to) and when. A Ctx is one. */
+export interface MoveScope {
+  platformId: string;
+  clock: Clock;
+}
+
+/** Extra columns a move writes (camelCase, as the row type): values, or SQL such as `attempt_count + 1`. */
+export type SetColumns<Row> = { [K in keyof Row]?: Row[K] | Prisma.Sql };
+
+export interface MoveOptions<Row> {
+  /**
+   * The status the caller read, when it read the row: an event not allowed from it fails at once, without
+   * a statement. Never needed: the compare-and-set alone decides.
+   */
+  from?: string | null;
+  set?: SetColumns<Row>;
+  /** Further conditions of the move (SQL on the row's own columns, e.g. `is_deleted = false`). */
+  where?: Prisma.Sql;
+  /** Kept in the history row (status_changes.reason). */
+  reason?: string | null;
+  /**
+   * The outbox event(s) the move announces, built from the moved row (and, if they must, from reads in
+   * the same transaction); written in that transaction with one statement.
+   */
+  events?: (row: Row) => Awaitable<OutboxEvent | readonly OutboxEvent[] | null | undefined>;
+  /**
+   * Only transition(): the error for a move that changed nothing, given the row as it is now (null: not
+   * there). Return undefined for the default (binding.notFound, else IllegalTransitionError).
+   */
+  onMiss?: (current: Row | null) => Error | undefined;
+}
+
+type Db = TenantTx | TenantDb;
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * The one way a status moves. One statement does the compare-and-set
+ * (`UPDATE … WHERE id = $1 AND platform_id = $2 AND status = ANY($from) … RETURNING *`) and inserts the
+ * status_changes row; the outbox events follow in the same transaction (the caller's, or one opened here
+ * when `db` is not a transaction). A move that changes nothing — illegal from the row's status, or a
+ * race lost to a concurrent move — raises the same IllegalTransitionError (or what `onMiss` / the
+ * binding's notFound say), after one read of the row to name its status; the caller's transaction then
+ * rolls back whatever else it wrote. Raw SQL is not scoped by tenantDb: every statement here filters on
+ * the platform itself.
+ */
+export async function transition<T extends StatusTable, S extends string, E extends string>(
+  db: Db,
+  scope: MoveScope,
+  binding: StatusColumn<T, S, E>,
+  event: E,
+  id: string,
+  opts: MoveOptions<RowOf<T>> = {},
+): Promise<RowOf<T>> {
+  const moved = await tryTransition(db, scope, binding, event, id, opts);
+  if (moved) return moved;
+  const current = await readRow(db, scope, binding, id);
+  const err = opts.onMiss?.(current) ?? (current === null && binding.notFound ? binding.notFound() : undefined);
+  throw err ?? new IllegalTransitionError(binding.lifecycle, event, current === null ? null : statusIn(binding, current), id);
+}
+
+/**
+ * transition() for callers to whom a move that changed nothing is an answer, not an error (a sweep, a
+ * second worker): null then, and no further statement.
+ */
+export async function tryTransition<T extends StatusTable, S extends string, E extends string>(
+  db: Db,
+  scope: MoveScope,
+  binding: StatusColumn<T, S, E>,
+  event: E,
+  id: string,
+  opts: Omit<MoveOptions<RowOf<T>>, 'onMiss'> = {},
+): Promise<RowOf<T> | null> {
+  const { lifecycle } = binding;
+  invariant(lifecycle.transitions[event], `${lifecycle.name} has no event ${event}`);
+  if (opts.from !== undefined) {
+    const from = opts.from ?? lifecycle.absent ?? null;
+    if (from === null || !lifecycle.transitions[event].from.includes(from as S)) throw new IllegalTransitionError(lifecycle, event, from, id);
+  }
+  const rows = await moveRows(db, scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newId('StatusChange')}::text`, opts);
+  return rows[0] ?? null;
+}
+
+/**
+ * Moves every row of the platform that matches `match` and the event's `from` (a sweep, or "the
+ * outstanding challenge of this account"), each with its history row and events. Returns the moved rows.
+ */
+export async function transitionWhere<T extends StatusTable, S extends string, E extends string>(
+  db: Db,
+  scope: MoveScope,
+  binding: StatusColumn<T, S, E>,
+  event: E,
+  match: Prisma.Sql,
+  opts: Omit<MoveOptions<RowOf<T>>, 'onMiss' | 'from'> = {},
+): Promise<RowOf<T>[]> {
+  invariant(binding.lifecycle.transitions[event], `${binding.lifecycle.name} has no event ${event}`);
+  return moveRows(db, scope, binding, event, Prisma.sql`(${match})`, SQL_STATUS_CHANGE_ID, opts);
+}
+
+/** A time-ordered `StatusChange:<UUIDv7>` made in SQL, for moves of several rows at once. */
+const SQL_STATUS_CHANGE_ID = Prisma.sql`'StatusChange:' || encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid::text`;
+
+async function moveRows<T extends StatusTable, S extends string, E extends string>(
+  db: Db,
+  scope: MoveScope,
+  binding: StatusColumn<T, S, E>,
+  event: E,
+  match: Prisma.Sql,
+  historyId: Prisma.Sql,
+  opts: Omit<MoveOptions<RowOf<T>>, 'onMiss' | 'from'>,
+): Promise<RowOf<T>[]> {
+  const run = async (q: Db): Promise<RowOf<T>[]> => {
+    const raw = await q.$queryRaw<Record<string, unknown>[]>(moveStatement(scope, binding, event, match, historyId, opts));
+    const rows = raw.map((r) => toRow<RowOf<T>>(r));
+    const events: OutboxEvent[] = [];
+    if (opts.events) for (const r of rows) events.push(...([(await opts.events(r)) ?? []].flat() as OutboxEvent[]));
+    if (events.length) await recordEvents(q as TenantTx, events);
+    return rows;
+  };
+  // Events are a second statement: they need a transaction, the caller's or one opened here.
+  if (opts.events && '$transaction' in db) return (db as TenantDb).$transaction((tx) => run(tx));
+  return run(db);
+}
+
+function moveStatement<T extends StatusTable, S extends string, E extends string>(
+  scope: MoveScope,
+  binding: StatusColumn<T, S, E>,
+  event: E,
+  match: Prisma.Sql,
+  historyId: Prisma.Sql,
+  opts: Omit<MoveOptions<RowOf<T>>, 'onMiss' | 'from'>,
+): Prisma.Sql {
+  const { lifecycle } = binding;
+  const move = lifecycle.transitions[event];
+  const meta = STATUS_TABLES[binding.table];
+  const at = scope.clock.now();
+  const table = ident(binding.table);
+  const column = ident(binding.column);
+  const stored = (s: S) => (s === lifecycle.absent ? null : s);
+  const present = move.from.filter((s) => s !== lifecycle.absent);
+  const inFrom = [
+    ...(present.length ? [Prisma.sql`${column} = ANY(${present}::text[])`] : []),
+    ...(present.length < move.from.length ? [Prisma.sql`${column} IS NULL`] : []),
+  ];
+  const predicate = Prisma.sql`${match} AND ${ident(meta.scope)} = ${scope.platformId} AND (${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;
+  const set = (opts.set ?? {}) as Record<string, unknown>;
+  const assignments = [
+    Prisma.sql`${column} = ${stored(move.to)}::text`,
+    ...(meta.touch && !('updatedAt' in set) ? [Prisma.sql`"updated_at" = ${at}::timestamptz`] : []),
+    ...Object.entries(set).map(([k, v]) => Prisma.sql`${ident(snakeCase(k))} = ${v instanceof Prisma.Sql ? v : Prisma.sql`${v}`}`),
+  ];
+  const single = move.from.length === 1;
+  // One `from`: the history row names it. Several: the row is locked first and its status read, so
+  // the history names the status this move actually replaced.
+  const fromStatus = single ? Prisma.sql`${move.from[0]}::text` : Prisma.sql`COALESCE(moved."__from", ${lifecycle.absent ?? null}::text)`;
+  const history = Prisma.sql`history AS (
+    INSERT INTO "status_changes" ("id", "platform_id", "machine", "resource_id", "event", "from_status", "to_status", "reason", "created_at")
+    SELECT ${historyId}, ${scope.platformId}::text, ${binding.machine}::text, moved."id", ${event}::text, ${fromStatus}, ${move.to}::text, ${opts.reason ?? null}::text, ${at}::timestamptz
+      FROM moved
+  )`;
+  if (single) {
+    return Prisma.sql`WITH moved AS (UPDATE ${table} SET ${Prisma.join(assignments, ', ')} WHERE ${predicate} RETURNING *), ${history} SELECT * FROM moved`;
+  }
+  return Prisma.sql`WITH prev AS (SELECT "id" AS "__id", ${column} AS "__from" FROM ${table} WHERE ${predicate} FOR UPDATE),
+    moved AS (UPDATE ${table} SET ${Prisma.join(assignments, ', ')} FROM prev WHERE ${table}."id" = prev."__id" RETURNING ${table}.*, prev."__from"),
+    ${history} SELECT * FROM moved`;
+}
+
+async function readRow<T extends StatusTable>(db: Db, scope: MoveScope, binding: StatusColumn<T, string, string>, id: string): Promise<RowOf<T> | null> {
+  const scopeColumn = ident(STATUS_TABLES[binding.table].scope);
+  const raw = await db.$queryRaw<Record<string, unknown>[]>`SELECT * FROM ${ident(binding.table)} WHERE "id" = ${id} AND ${scopeColumn} = ${scope.platformId}`;
+  return raw[0] ? toRow<RowOf<T>>(raw[0]) : null;
+}
+
+function statusIn(binding: StatusColumn<StatusTable, string, string>, row: object): string | null {
+  const value = (row as Record<string, unknown>)[camelCase(binding.column)];
+  return typeof value === 'string' ? value : (binding.lifecycle.absent ?? null);
+}
+
+/** Identifiers come from the whitelist above or from code (set keys), never from input; checked anyway. */
+function ident(name: string): Prisma.Sql {
+  invariant(/^[a-z][a-z0-9_]*$/.test(name), `not an identifier: ${name}`);
+  return Prisma.raw(`"${name}"`);
+}
+
+const snakeCase = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const camelNames = new Map<string, string>();
+function camelCase(s: string): string {
+  let out = camelNames.get(s);
+  if (out === undefined) camelNames.set(s, (out = s.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase())));
+  return out;
+}
+
+/** A RETURNING row as its Prisma model (every column is the snake_case of its field; raw values are typed alike). */
+function toRow<Row>(raw: Record<string, unknown>): Row {
+  const row: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) if (k !== '__from') row[camelCase(k)] = v;
+  return row as Row;
+}
+
+/** A JSON value for `set` (jsonb columns): `set: { errors: jsonValue(errors) }`. */
+export function jsonValue(value: unknown): Prisma.Sql {
+  return Prisma.sql`${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}::jsonb`;
 }

@@ -54,7 +54,7 @@ describe('the card state table, each row through a real P-256 signed retry', () 
       if (to === 'CLOSED') expect(retry.json().stateReason).toBe('CLOSED_BY_PLATFORM');
       const events = await eventsFor(h.card.id);
       expect(events[events.length - 1]).toEqual({ type: 'CARD.STATE_CHANGE', state: to, fundingSources: [h.usdb] });
-      const history = await env.deps.prisma.lifecycleStatusChange.findMany({ where: { resourceId: h.card.id }, orderBy: { createdAt: 'asc' } });
+      const history = await env.deps.prisma.statusChange.findMany({ where: { machine: 'card', resourceId: h.card.id }, orderBy: { createdAt: 'asc' } });
       expect(history[history.length - 1]).toMatchObject({ machine: 'card', fromStatus: from, toStatus: to });
     });
   }

@@ -212,7 +212,7 @@ describe('individual direct flow and the sandbox provider decisions', () => {
     const again = await submit(p, c.id);
     expect(again.verificationStatus).toBe('IN_PROGRESS');
     // The resubmission moved the customer HOLD → PENDING (the decision may already have followed).
-    const moves = await env.deps.prisma.onboardingStatusChange.findMany({ where: { resourceId: c.id }, orderBy: { id: 'asc' } });
+    const moves = await env.deps.prisma.statusChange.findMany({ where: { machine: 'customer', resourceId: c.id }, orderBy: { id: 'asc' } });
     expect(moves.map((m) => `${m.fromStatus}>${m.toStatus}`).slice(0, 3)).toEqual(['UNVERIFIED>PENDING', 'PENDING>HOLD', 'HOLD>PENDING']);
     await settled(p, again.id, 'APPROVED');
     expect(await kyc(p, c.id)).toBe('APPROVED');

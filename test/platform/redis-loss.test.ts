@@ -202,12 +202,12 @@ describe('Redis loses its data (FLUSHDB) with work of every kind queued', () => 
     // The other queues' work, each applied once.
     await eventually(async () => (await p.request({ method: 'GET', url: `/platform/external-accounts/${newAccount.json().id}` })).json().status === 'ACTIVE', 30_000, 100);
     for (const id of verifications) await eventually(async () => (await p.request({ method: 'GET', url: `/verifications/${id}` })).json().verificationStatus === 'APPROVED', 30_000, 100);
-    for (const id of verifications) expect(await env.deps.prisma.onboardingStatusChange.count({ where: { resourceId: id, event: 'approve' } })).toBe(1);
+    for (const id of verifications) expect(await env.deps.prisma.statusChange.count({ where: { machine: 'verification', resourceId: id, event: 'approve' } })).toBe(1);
     await eventually(async () => (await p.request({ method: 'GET', url: walletPath })).json().status === 'ACTIVE', 30_000, 100);
-    expect(await env.deps.prisma.externalAccountStatusChange.count({ where: { externalAccountId: wallet.json().id, toStatus: 'ACTIVE' } })).toBe(1);
+    expect(await env.deps.prisma.statusChange.count({ where: { machine: 'external-account', resourceId: wallet.json().id, toStatus: 'ACTIVE' } })).toBe(1);
     const resetPath = `/sca/factors/reset/${reset.json().resetId}?customerId=${sca.customerId}`;
     await eventually(async () => (await p.request({ method: 'GET', url: resetPath })).json().status === 'LIVENESS_PASSED', 30_000, 100);
-    expect(await env.deps.prisma.lifecycleStatusChange.count({ where: { resourceId: reset.json().resetId, toStatus: 'LIVENESS_PASSED' } })).toBe(1);
+    expect(await env.deps.prisma.statusChange.count({ where: { machine: 'sca-factor-reset', resourceId: reset.json().resetId, toStatus: 'LIVENESS_PASSED' } })).toBe(1);
 
     // Every webhook event (those mid-retry when Redis was flushed included) delivered and recorded DELIVERED.
     await eventually(async () => (await env.deps.prisma.webhookEvent.count({ where: { platformId: p.platformId, deliveryStatus: { not: 'DELIVERED' } } })) === 0, 60_000, 100);

@@ -74,7 +74,7 @@ describe('SCA factor reset', () => {
     nextTotpStep(env);
     await enrollTotp(env, p, c.customerId);
     expect((await read(c.customerId, resetId)).json().enrollmentStatus).toBe('COMPLETED');
-    const history = await env.deps.prisma.lifecycleStatusChange.findMany({ where: { resourceId: resetId }, orderBy: { id: 'asc' } });
+    const history = await env.deps.prisma.statusChange.findMany({ where: { machine: 'sca-factor-reset', resourceId: resetId }, orderBy: { id: 'asc' } });
     expect(history.map((h) => `${h.fromStatus}>${h.toStatus}`)).toEqual(['INITIATED>PENDING_REVIEW', 'PENDING_REVIEW>LIVENESS_PASSED', 'LIVENESS_PASSED>COMPLETED']);
   });
 

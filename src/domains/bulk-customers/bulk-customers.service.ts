@@ -2,13 +2,15 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { DomainError, NotFoundError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { recordEvent } from '../../platform/outbox.js';
+import { statusColumn, transition, tryTransition } from '../../platform/state-machine.js';
 import { queueOf } from '../../platform/queue.js';
 import type { BulkCustomerImport } from '../../generated/prisma/client.js';
 import { createCustomer } from '../customers/customers.service.js';
+import { bulkImportLifecycle } from './bulk-customers.model.js';
 import { correlationIdOf, customerBodyOf, parseCustomerCsv, type CsvRow } from './bulk-customers.csv.js';
 
 export const BULK_CUSTOMERS_QUEUE = 'bulk-customers';
+const importStatus = statusColumn(bulkImportLifecycle, 'bulk_customer_imports', 'status');
 /** A crash mid-import is retried from the last recorded row. */
 const ATTEMPTS = 5;
 
@@ -88,7 +90,7 @@ export async function processImport(deps: AppDeps, platformId: string, importId:
   const ctx = ctxFor(deps, platformId);
   let job = await getImport(ctx, importId);
   if (job.status === 'COMPLETED' || job.status === 'FAILED') return;
-  if (job.status === 'PENDING') job = await ctx.db.bulkCustomerImport.update({ where: { id: job.id }, data: { status: 'PROCESSING', updatedAt: ctx.clock.now() } });
+  if (job.status === 'PENDING') job = await transition(ctx.db, ctx, importStatus, 'start', job.id, { from: job.status });
   const rows = job.rows as unknown as CsvRow[];
   for (let i = job.processed; i < rows.length; i++) {
     const error = await importRow(ctx, job, rows[i]!, i);
@@ -105,11 +107,9 @@ export async function processImport(deps: AppDeps, platformId: string, importId:
 /** COMPLETED after the last row, FAILED when the job gave up (its attempts ran out): with its webhook. */
 export async function finish(deps: AppDeps, platformId: string, importId: string, status: 'COMPLETED' | 'FAILED'): Promise<void> {
   const ctx = ctxFor(deps, platformId);
-  await ctx.db.$transaction(async (tx) => {
-    const now = ctx.clock.now();
-    const moved = await tx.bulkCustomerImport.updateMany({ where: { id: importId, status: { in: ['PENDING', 'PROCESSING'] } }, data: { status, completedAt: now, updatedAt: now } });
-    if (moved.count !== 1) return;
-    const job = await tx.bulkCustomerImport.findUniqueOrThrow({ where: { id: importId } });
-    await recordEvent(tx, `BULK_UPLOAD.${status}`, importResource(job));
+  // A second finish (a retried job, a late give-up) finds the import finished and moves nothing.
+  await tryTransition(ctx.db, ctx, importStatus, status === 'COMPLETED' ? 'complete' : 'fail', importId, {
+    set: { completedAt: ctx.clock.now() },
+    events: (job) => ({ type: `BULK_UPLOAD.${status}`, data: importResource(job) }),
   });
 }

@@ -1,5 +1,5 @@
 import { ConflictError } from '../../platform/errors.js';
-import { nextStatus, type TransitionTable } from '../../platform/state-machine.js';
+import { defineLifecycle, nextStatus, type TransitionTable } from '../../platform/state-machine.js';
 
 /** Spec "Card state"; decision A13: new cards start ACTIVE (no issuer provisions them). */
 export const CARD_STATES = ['ACTIVE', 'FROZEN', 'CLOSED'] as const;
@@ -11,6 +11,14 @@ export const cardTransitions = {
   close: { from: ['ACTIVE', 'FROZEN'], to: 'CLOSED' },
 } as const satisfies TransitionTable<CardState>;
 export type CardEvent = keyof typeof cardTransitions;
+
+export const cardLifecycle = defineLifecycle({
+  name: 'card',
+  label: 'The card',
+  statuses: CARD_STATES,
+  transitions: cardTransitions,
+  terminal: ['CLOSED'],
+});
 
 /** Spec: "card-eligible currency (USDB in the first version)". */
 export const CARD_ELIGIBLE_CURRENCIES: readonly string[] = ['USDB'];
@@ -32,7 +40,7 @@ export function cardEventFor(current: CardState, requested: CardState | undefine
   }
   if (requested === undefined) return null;
   const event = EVENT_FOR_TARGET[requested];
-  nextStatus(cardTransitions, 'The card', event, current);
+  nextStatus(cardLifecycle, event, current);
   return event;
 }
 

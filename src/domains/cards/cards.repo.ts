@@ -1,30 +1,27 @@
 import type { Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { ConflictError } from '../../platform/errors.js';
-import { recordStatusChange } from '../../platform/status-history.js';
 import { recordEvent } from '../../platform/outbox.js';
-import { IllegalTransitionError, nextStatus } from '../../platform/state-machine.js';
+import { statusColumn, transition } from '../../platform/state-machine.js';
 import type { Card } from '../../generated/prisma/client.js';
-import { cardTransitions, type CardEvent, type CardState } from './cards.model.js';
+import { cardLifecycle, cardTransitions, type CardEvent } from './cards.model.js';
 import { cardResource } from './cards.schemas.js';
 
+const cardState = statusColumn(cardLifecycle, 'cards', 'state');
+
 /**
- * The one way a card's state changes: compare-and-set on the states the table allows (a lost race is the
- * same 409 as an illegal move), a history row, and CARD.STATE_CHANGE with the full card, all in the
- * caller's transaction. Closing also frees the cardholder slot (spec: closing frees the platform's slot).
+ * The one way a card's state changes: transition() — compare-and-set on the states the table allows (a
+ * lost race is the same 409 as an illegal move), a history row, and CARD.STATE_CHANGE with the full card,
+ * all in the caller's transaction. Closing also frees the cardholder slot (spec: closing frees the
+ * platform's slot).
  */
 export async function transitionCard(ctx: Ctx, tx: TenantTx, card: Card, event: CardEvent): Promise<Card> {
-  const to = nextStatus(cardTransitions, 'The card', event, card.state as CardState);
   const now = ctx.clock.now();
-  const moved = await tx.card.updateMany({
-    where: { id: card.id, state: { in: [...cardTransitions[event].from] } },
-    data: { state: to, updatedAt: now, ...(to === 'CLOSED' ? { closedAt: now, cardholderSlot: null, stateReason: 'CLOSED_BY_PLATFORM' } : {}) },
+  return transition(tx, ctx, cardState, event, card.id, {
+    from: card.state,
+    set: { updatedAt: now, ...(cardTransitions[event].to === 'CLOSED' ? { closedAt: now, cardholderSlot: null, stateReason: 'CLOSED_BY_PLATFORM' } : {}) },
+    events: (moved) => ({ type: 'CARD.STATE_CHANGE', data: cardResource(moved) }),
   });
-  if (moved.count !== 1) throw new IllegalTransitionError('The card', event, card.state);
-  await recordStatusChange(tx, { machine: 'card', resourceId: card.id, event, from: card.state, to, at: now });
-  const updated = await tx.card.findUniqueOrThrow({ where: { id: card.id } });
-  await recordEvent(tx, 'CARD.STATE_CHANGE', cardResource(updated));
-  return updated;
 }
 
 /**

@@ -84,7 +84,7 @@ export async function confirmContactCode(ctx: Ctx, customerId: string, channel: 
   await ctx.db.$transaction(async (tx) => {
     const used = await tx.contactVerificationCode.deleteMany({ where: { customerId, channel: DB_CHANNEL[channel], codeHash: row.codeHash } });
     if (used.count !== 1) throw badCode('The code was already used; request a new one.');
-    await moveChannel(tx, c, channel, 'confirm', now);
+    await moveChannel(ctx, tx, c, channel, 'confirm', now);
   });
   return getCustomer(ctx, customerId);
 }

@@ -1,4 +1,4 @@
-import type { StateMachine } from './state-machine.js';
+import { defineLifecycle, type EventOf } from '../../platform/state-machine.js';
 
 /** Spec "Customer verification status" (`kycStatus` / `kybStatus`). */
 export const CUSTOMER_STATUSES = ['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED', 'HOLD'] as const;
@@ -11,27 +11,36 @@ export type CustomerType = (typeof CUSTOMER_TYPES)[number];
  * Spec "Customer verification status" plus decision A10 (HOLD is entered only by the provider's
  * decision and left by a new submission). REJECTED and APPROVED have no way out.
  */
-export const customerStatusMachine = {
+export const customerStatusMachine = defineLifecycle({
   name: 'customer',
+  label: 'The customer',
+  statuses: CUSTOMER_STATUSES,
   transitions: {
     submit: { from: ['UNVERIFIED', 'HOLD'], to: 'PENDING' },
     approve: { from: ['PENDING'], to: 'APPROVED' },
     reject: { from: ['PENDING'], to: 'REJECTED' },
     hold: { from: ['PENDING'], to: 'HOLD' },
   },
-} as const satisfies StateMachine<CustomerStatus, string>;
-export type CustomerEvent = keyof typeof customerStatusMachine.transitions;
+  terminal: ['APPROVED', 'REJECTED'],
+  conflictCode: 'CONFLICT',
+});
+export type CustomerEvent = EventOf<typeof customerStatusMachine>;
 
 /** Owners follow the customer's case; they never sit on HOLD themselves. */
-export const ownerStatusMachine = {
+export const OWNER_STATUSES = ['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED'] as const satisfies readonly CustomerStatus[];
+export const ownerStatusMachine = defineLifecycle({
   name: 'beneficial-owner',
+  label: 'The beneficial owner',
+  statuses: OWNER_STATUSES,
   transitions: {
     submit: { from: ['UNVERIFIED'], to: 'PENDING' },
     approve: { from: ['PENDING'], to: 'APPROVED' },
     reject: { from: ['PENDING'], to: 'REJECTED' },
   },
-} as const satisfies StateMachine<CustomerStatus, string>;
-export type OwnerEvent = keyof typeof ownerStatusMachine.transitions;
+  terminal: ['APPROVED', 'REJECTED'],
+  conflictCode: 'CONFLICT',
+});
+export type OwnerEvent = EventOf<typeof ownerStatusMachine>;
 
 export type ChannelState = 'PENDING' | 'VERIFIED' | null;
 export const CONTACT_CHANNELS = ['email', 'phone'] as const;
@@ -42,16 +51,22 @@ export type ContactChannel = (typeof CONTACT_CHANNELS)[number];
  * channel honest: a changed address or number must be verified again (reset), and a channel comes
  * and goes with the region's requirement (require / release; null = not required).
  */
-export const contactChannelMachine = {
+export const contactChannelMachine = defineLifecycle({
   name: 'contact-channel',
+  label: 'The contact channel',
+  // NONE is the NULL column: the channel is not required.
+  statuses: ['NONE', 'PENDING', 'VERIFIED'],
+  absent: 'NONE',
   transitions: {
     confirm: { from: ['PENDING'], to: 'VERIFIED' },
     reset: { from: ['VERIFIED'], to: 'PENDING' },
-    require: { from: [null], to: 'PENDING' },
-    release: { from: ['PENDING', 'VERIFIED'], to: null },
+    require: { from: ['NONE'], to: 'PENDING' },
+    release: { from: ['PENDING', 'VERIFIED'], to: 'NONE' },
   },
-} as const satisfies StateMachine<ChannelState, string>;
-export type ChannelEvent = keyof typeof contactChannelMachine.transitions;
+  terminal: [],
+  conflictCode: 'CONFLICT',
+});
+export type ChannelEvent = EventOf<typeof contactChannelMachine>;
 
 /** `CUSTOMER.<KYC|KYB>_<status>`; only PENDING, APPROVED and REJECTED have events (spec "Events"). */
 export function customerEventType(type: string, status: CustomerStatus): string | undefined {

@@ -18,7 +18,7 @@ import { customerResource, type CustomerView } from './customers.resource.js';
 import {
   createCustomerBody, DUE_DILIGENCE_FIELDS, parseCustomerInput, patchCustomerBody, type ListCustomersQuery,
 } from './customers.schemas.js';
-import { inStates, transition } from './state-machine.js';
+import { statusColumn, transition } from '../../platform/state-machine.js';
 
 export class CustomerDeletedError extends DomainError {
   constructor() {
@@ -243,9 +243,9 @@ export async function patchCustomer(ctx: Ctx, id: string, raw: unknown): Promise
       await assertUnique(tx, data, id);
       // Releases first: the row's CHECK wants no channel state on a contact detail being removed.
       const plan = channelPlan(existing, required, data);
-      for (const [channel, event] of plan.before) await moveChannel(tx, existing, channel, event, now);
+      for (const [channel, event] of plan.before) await moveChannel(ctx, tx, existing, channel, event, now);
       await tx.customer.update({ where: { id }, data: { ...data, updatedAt: now } as Prisma.CustomerUncheckedUpdateInput });
-      for (const [channel, event] of plan.after) await moveChannel(tx, { ...existing, emailVerification: plan.states.email, phoneVerification: plan.states.phone }, channel, event, now);
+      for (const [channel, event] of plan.after) await moveChannel(ctx, tx, { ...existing, emailVerification: plan.states.email, phoneVerification: plan.states.phone }, channel, event, now);
       // A code sent to the old address or number must not verify the new one.
       const stale = [...(data.email !== existing.email ? ['EMAIL'] : []), ...(data.phoneNumber !== existing.phoneNumber ? ['PHONE'] : [])];
       if (stale.length) await tx.contactVerificationCode.deleteMany({ where: { customerId: id, channel: { in: stale } } });
@@ -273,15 +273,18 @@ function channelPlan(c: Customer, required: boolean, next: { email: string | nul
   return { before, after, states };
 }
 
-const CHANNEL_COLUMN = { email: 'emailVerification', phone: 'phoneVerification' } as const;
+/** Where the customer lifecycles live: kycStatus/kybStatus, and one column per contact channel. */
+const customerStatus = statusColumn(customerStatusMachine, 'customers', 'status', { notFound: customerNotFound });
+const channelStatus = {
+  email: statusColumn(contactChannelMachine, 'customers', 'email_verification', { machine: 'contact-channel.email' }),
+  phone: statusColumn(contactChannelMachine, 'customers', 'phone_verification', { machine: 'contact-channel.phone' }),
+} as const;
+const CHANNEL_FIELD = { email: 'emailVerification', phone: 'phoneVerification' } as const;
 
-/** A contact channel's move, through the channel machine (compare-and-set on its column). */
-export async function moveChannel(tx: TenantTx, c: Customer, channel: ContactChannel, event: ChannelEvent, now: Date): Promise<ChannelState> {
-  const column = CHANNEL_COLUMN[channel];
-  return transition(tx, { ...contactChannelMachine, name: `contact-channel.${channel}` }, event, { resourceId: c.id, current: c[column] as ChannelState }, async (from, to) => {
-    const res = await tx.customer.updateMany({ where: { id: c.id, ...inStates(column, from) }, data: { [column]: to, updatedAt: now } });
-    return res.count;
-  });
+/** A contact channel's move, through the channel machine (compare-and-set on its column), at `now`. */
+export async function moveChannel(ctx: Ctx, tx: TenantTx, c: Customer, channel: ContactChannel, event: ChannelEvent, now: Date): Promise<ChannelState> {
+  const moved = await transition(tx, ctx, channelStatus[channel], event, c.id, { from: c[CHANNEL_FIELD[channel]], set: { updatedAt: now } });
+  return moved[CHANNEL_FIELD[channel]] as ChannelState;
 }
 
 /**
@@ -289,15 +292,15 @@ export async function moveChannel(tx: TenantTx, c: Customer, channel: ContactCha
  * event (full Customer) in the same transaction. Errors: 409 CONFLICT for an illegal move.
  */
 export async function moveCustomerStatus(ctx: Ctx, tx: TenantTx, customer: Customer, event: CustomerEvent): Promise<Customer> {
-  const now = ctx.clock.now();
-  const to = await transition(tx, customerStatusMachine, event, { resourceId: customer.id, current: customer.status as CustomerStatus }, async (from, target) => {
-    const res = await tx.customer.updateMany({ where: { id: customer.id, status: { in: [...from] } }, data: { status: target, updatedAt: now } });
-    return res.count;
+  return transition(tx, ctx, customerStatus, event, customer.id, {
+    from: customer.status,
+    events: async (moved) => {
+      const type = customerEventType(moved.customerType, moved.status as CustomerStatus);
+      if (!type) return undefined;
+      const owners = moved.customerType === 'BUSINESS' ? await tx.beneficialOwner.findMany({ where: { customerId: moved.id }, orderBy: { id: 'asc' } }) : [];
+      return { type, data: customerResource({ customer: moved, owners }) };
+    },
   });
-  const view = (await loadCustomerView(tx, customer.id))!;
-  const type = customerEventType(customer.customerType, to);
-  if (type) await recordEvent(tx, type, customerResource(view));
-  return view.customer;
 }
 
 /** DELETE /customers/{id}: soft delete. Errors: 404 USER_NOT_FOUND, 410 CUSTOMER_DELETED when already deleted. */

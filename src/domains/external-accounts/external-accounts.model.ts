@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TransitionTable } from '../../platform/state-machine.js';
+import { defineLifecycle, type TransitionTable } from '../../platform/state-machine.js';
 import type { CanonicalAccountType } from './account-types.js';
 import { variantOf } from './account-info.schemas.js';
 
@@ -12,8 +12,9 @@ export const EXTERNAL_ACCOUNT_STATUSES = ['PENDING', 'ACTIVE', 'PENDING_OWNERSHI
 export type ExternalAccountStatus = (typeof EXTERNAL_ACCOUNT_STATUSES)[number];
 
 /**
- * Every status change, keyed by the event that causes it. `transition()` (external-accounts.repo.ts) applies
- * one as a compare-and-set in the transaction that writes the history row and EXTERNAL_ACCOUNT.STATUS_UPDATED.
+ * Every status change, keyed by the event that causes it. `transitionAccount()` (external-accounts.repo.ts) applies
+ * one through transition() (src/platform/state-machine.ts): compare-and-set, history row and
+ * EXTERNAL_ACCOUNT.STATUS_UPDATED in one transaction.
  */
 export const externalAccountTransitions = {
   /** A11: the queued beneficiary check finished. */
@@ -36,6 +37,31 @@ export const externalAccountTransitions = {
 } as const satisfies TransitionTable<ExternalAccountStatus>;
 
 export type ExternalAccountEvent = keyof typeof externalAccountTransitions;
+
+/** No status is final: the operator can deactivate any account and reactivate an inactive one (A11). */
+export const externalAccountLifecycle = defineLifecycle({
+  name: 'external-account',
+  label: 'The external account',
+  statuses: EXTERNAL_ACCOUNT_STATUSES,
+  transitions: externalAccountTransitions,
+  terminal: [],
+  conflictCode: 'CONFLICT',
+});
+
+/** An ownership or trust challenge (B§6.4): answered once; a new challenge abandons the outstanding one. */
+export const CHALLENGE_STATUSES = ['OUTSTANDING', 'SUCCEEDED', 'FAILED', 'ABANDONED'] as const;
+export const accountChallengeLifecycle = defineLifecycle({
+  name: 'external-account-challenge',
+  label: 'The challenge',
+  statuses: CHALLENGE_STATUSES,
+  transitions: {
+    succeed: { from: ['OUTSTANDING'], to: 'SUCCEEDED' },
+    fail: { from: ['OUTSTANDING'], to: 'FAILED' },
+    abandon: { from: ['OUTSTANDING'], to: 'ABANDONED' },
+  },
+  terminal: ['SUCCEEDED', 'FAILED', 'ABANDONED'],
+  conflictCode: 'CONFLICT',
+});
 
 /** Pure: the status an event leads to from `status`, or undefined when the move is illegal. */
 export function nextStatus(status: ExternalAccountStatus, event: ExternalAccountEvent): ExternalAccountStatus | undefined {

@@ -1,12 +1,12 @@
-import { v7 as uuidv7 } from 'uuid';
 import type { Ctx } from '../../deps.js';
 import type { TenantDb, TenantTx } from '../../platform/db.js';
-import { ConflictError, NotFoundError } from '../../platform/errors.js';
-import { recordEvent, toJson } from '../../platform/outbox.js';
+import { NotFoundError } from '../../platform/errors.js';
+import { statusColumn, transition, transitionWhere, tryTransition } from '../../platform/state-machine.js';
+import { toJson } from '../../platform/outbox.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
-import type { ExternalAccount as Row, Prisma } from '../../generated/prisma/client.js';
+import { Prisma, type ExternalAccount as Row } from '../../generated/prisma/client.js';
 import { openAccountInfo, sealAccountInfo } from './account-info.sealing.js';
-import { externalAccountTransitions, type ExternalAccountEvent, type ExternalAccountStatus } from './external-accounts.model.js';
+import { accountChallengeLifecycle, externalAccountLifecycle, type ExternalAccountEvent, type ExternalAccountStatus } from './external-accounts.model.js';
 import { externalAccountResource, type ExternalAccountRecord } from './external-accounts.schemas.js';
 
 /** Prisma access for external accounts. Returns ExternalAccountRecord (identifiers unsealed), never rows. */
@@ -142,27 +142,26 @@ export async function recordBeneficiaryResult(ctx: Ctx, tx: TenantTx, id: string
   return res.count === 1;
 }
 
+const accountStatus = statusColumn(externalAccountLifecycle, 'external_accounts', 'status', { notFound: accountNotFound });
+const challengeStatus = statusColumn(accountChallengeLifecycle, 'external_account_challenges', 'status');
+
 /**
- * The one way an external account's status changes: a compare-and-set on the status just read (so a
- * concurrent change makes this fail rather than be overwritten), a history row and the
- * EXTERNAL_ACCOUNT.STATUS_UPDATED event carrying the full account, all in the caller's transaction.
- * An illegal move and a lost race both raise 409 CONFLICT.
+ * The one way an external account's status changes: transition() — compare-and-set on a live account, its
+ * history row and the EXTERNAL_ACCOUNT.STATUS_UPDATED event carrying the full account (as GET returns it),
+ * in the caller's transaction. Errors: 404 NOT_FOUND (missing or deleted); 409 CONFLICT for an illegal move
+ * and for a lost race alike.
  */
-export async function transition(ctx: Ctx, tx: TenantTx, id: string, event: ExternalAccountEvent): Promise<ExternalAccountRecord> {
-  const t = externalAccountTransitions[event];
-  const current = await tx.externalAccount.findUnique({ where: { id } });
-  if (!current || current.isDeleted) throw accountNotFound();
-  const illegal = () => new ConflictError('CONFLICT', `The external account cannot go from ${current.status} to ${t.to} (${event}).`);
-  if (!(t.from as readonly string[]).includes(current.status)) throw illegal();
-  const now = ctx.clock.now();
-  const res = await tx.externalAccount.updateMany({ where: { id, status: current.status, isDeleted: false }, data: { status: t.to, updatedAt: now } });
-  if (res.count !== 1) throw illegal();
-  await tx.externalAccountStatusChange.create({
-    data: { id: uuidv7(), externalAccountId: id, fromStatus: current.status, toStatus: t.to, event, createdAt: now } as Prisma.ExternalAccountStatusChangeUncheckedCreateInput,
+export async function transitionAccount(ctx: Ctx, tx: TenantTx, id: string, event: ExternalAccountEvent): Promise<ExternalAccountRecord> {
+  let record: ExternalAccountRecord | undefined;
+  await transition(tx, ctx, accountStatus, event, id, {
+    where: Prisma.sql`"is_deleted" = false`,
+    onMiss: (current) => (current?.isDeleted ? accountNotFound() : undefined),
+    events: (moved) => {
+      record = toRecord(moved, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY);
+      return { type: STATUS_UPDATED_EVENT, data: externalAccountResource(record) };
+    },
   });
-  const updated = toRecord((await tx.externalAccount.findUnique({ where: { id } }))!, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY);
-  await recordEvent(tx, STATUS_UPDATED_EVENT, externalAccountResource(updated));
-  return updated;
+  return record!;
 }
 
 // ------------------------------------------------------------------------------------------ challenges
@@ -182,9 +181,8 @@ export interface NewChallenge {
 
 /** Abandons the outstanding challenge of this purpose (B§6.4: a new challenge replaces the old one). */
 export async function abandonChallenges(ctx: Ctx, tx: TenantTx, externalAccountId: string, purpose: ChallengePurpose): Promise<void> {
-  await tx.externalAccountChallenge.updateMany({
-    where: { externalAccountId, purpose, status: 'OUTSTANDING' },
-    data: { status: 'ABANDONED', resolvedAt: ctx.clock.now() },
+  await transitionWhere(tx, ctx, challengeStatus, 'abandon', Prisma.sql`"external_account_id" = ${externalAccountId} AND "purpose" = ${purpose}`, {
+    set: { resolvedAt: ctx.clock.now() },
   });
 }
 
@@ -200,6 +198,6 @@ export async function findOutstandingChallenge(db: Db, externalAccountId: string
 
 /** Compare-and-set OUTSTANDING → outcome; false when someone else resolved it first. */
 export async function resolveChallenge(ctx: Ctx, tx: TenantTx, id: string, outcome: 'SUCCEEDED' | 'FAILED'): Promise<boolean> {
-  const res = await tx.externalAccountChallenge.updateMany({ where: { id, status: 'OUTSTANDING' }, data: { status: outcome, resolvedAt: ctx.clock.now() } });
-  return res.count === 1;
+  const moved = await tryTransition(tx, ctx, challengeStatus, outcome === 'SUCCEEDED' ? 'succeed' : 'fail', id, { set: { resolvedAt: ctx.clock.now() } });
+  return moved !== null;
 }

@@ -18,7 +18,7 @@ import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
 import {
   abandonChallenges, accountNotFound, ANY_CUSTOMER, clearDefaultUmaDeposit, findAnyAccount, findLiveAccount, insertAccount, listAccounts, markDeleted,
-  recordBeneficiaryResult, transition,
+  recordBeneficiaryResult, transitionAccount,
 } from './external-accounts.repo.js';
 import { createExternalAccountBody, type ExternalAccountRecord } from './external-accounts.schemas.js';
 
@@ -279,7 +279,7 @@ export async function runBeneficiaryCheck(deps: AppDeps, platformId: string, acc
     if (!(await recordBeneficiaryResult(ctx, tx, a.id, result.status, result.holderName))) return;
     const current = await findLiveAccount(ctx, tx, a.id);
     // Wallets awaiting an ownership proof keep their status: the check only informs.
-    if (current?.status === 'PENDING') await transition(ctx, tx, a.id, result.requiresReview ? 'beneficiaryCheckNeedsReview' : 'beneficiaryCheckPassed');
+    if (current?.status === 'PENDING') await transitionAccount(ctx, tx, a.id, result.requiresReview ? 'beneficiaryCheckNeedsReview' : 'beneficiaryCheckPassed');
   });
   return 'DONE';
 }
@@ -315,7 +315,7 @@ export async function operatorTransition(deps: AppDeps, accountId: string, event
   const row = await deps.prisma.externalAccount.findUnique({ where: { id: accountId }, select: { platformId: true } });
   if (!row) throw new NotFoundError('NOT_FOUND', 'External account not found.');
   const ctx = ctxFor(deps, row.platformId);
-  return ctx.db.$transaction((tx) => transition(ctx, tx, accountId, event));
+  return ctx.db.$transaction((tx) => transitionAccount(ctx, tx, accountId, event));
 }
 
 

@@ -9,7 +9,7 @@ import { isOwnershipProvable, signatureFamilyOf, type OwnershipType } from './ex
 import { enqueueLivenessOutcome, EXTERNAL_ACCOUNTS_QUEUE, JOB_OPTIONS, livenessOutcomeJobId, type LivenessOutcomeJob } from './external-accounts.queue.js';
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
-import { abandonChallenges, findOutstandingChallenge, insertChallenge, resolveChallenge, transition } from './external-accounts.repo.js';
+import { abandonChallenges, findOutstandingChallenge, insertChallenge, resolveChallenge, transitionAccount } from './external-accounts.repo.js';
 import type { ExternalAccountRecord } from './external-accounts.schemas.js';
 import { getExternalAccount, type AccountScope } from './external-accounts.service.js';
 import { verifyWalletSignature, type BitcoinSignatureScheme } from './wallet-signatures.js';
@@ -56,7 +56,7 @@ export async function startOwnershipChallenge(ctx: Ctx, scope: AccountScope, id:
   }
   await ctx.db.$transaction(async (tx) => {
     await abandonChallenges(ctx, tx, a.id, 'OWNERSHIP');
-    if (a.status === 'UNVERIFIED') await transition(ctx, tx, a.id, 'challengeRestarted');
+    if (a.status === 'UNVERIFIED') await transitionAccount(ctx, tx, a.id, 'challengeRestarted');
     await insertChallenge(ctx, tx, { id: challengeId, externalAccountId: a.id, purpose: 'OWNERSHIP', method, messageToSign, secretHash, expiresAt });
   });
   return response;
@@ -97,7 +97,7 @@ export async function verifyOwnershipSignature(ctx: Ctx, scope: AccountScope, id
   const valid = !late && (await signatureIsValid(ctx, a, challenge.messageToSign ?? '', body));
   const outcome = await ctx.db.$transaction(async (tx) => {
     if (!(await resolveChallenge(ctx, tx, challenge.id, valid ? 'SUCCEEDED' : 'FAILED'))) return undefined;
-    return transition(ctx, tx, a.id, valid ? 'signatureVerified' : 'signatureRejected');
+    return transitionAccount(ctx, tx, a.id, valid ? 'signatureVerified' : 'signatureRejected');
   });
   if (!outcome) throw new ConflictError('CONFLICT', 'The challenge was resolved by a concurrent request.');
   if (!valid) {
@@ -172,7 +172,7 @@ export async function applyLivenessOutcome(deps: AppDeps, platformId: string, ch
     if (!c || !(await resolveChallenge(ctx, tx, c.id, outcome === 'PASSED' ? 'SUCCEEDED' : 'FAILED'))) return 'SKIPPED';
     const a = await tx.externalAccount.findUnique({ where: { id: c.externalAccountId } });
     if (!a || a.isDeleted || a.status !== 'PENDING_OWNERSHIP_VERIFICATION') return 'SKIPPED';
-    await transition(ctx, tx, a.id, outcome === 'PASSED' ? 'livenessPassed' : 'livenessFailed');
+    await transitionAccount(ctx, tx, a.id, outcome === 'PASSED' ? 'livenessPassed' : 'livenessFailed');
     return 'DONE';
   });
 }

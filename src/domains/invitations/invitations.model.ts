@@ -1,4 +1,4 @@
-import type { TransitionTable } from '../../platform/state-machine.js';
+import { defineLifecycle, type TransitionTable } from '../../platform/state-machine.js';
 
 /** Stored statuses; `EXPIRED` is what a PENDING invitation past its `expiresAt` reads as. */
 export const INVITATION_STATES = ['PENDING', 'CLAIMED', 'CANCELLED'] as const;
@@ -10,6 +10,14 @@ export const invitationTransitions = {
   cancel: { from: ['PENDING'], to: 'CANCELLED' },
 } as const satisfies TransitionTable<InvitationState>;
 export type InvitationEvent = keyof typeof invitationTransitions;
+
+export const invitationLifecycle = defineLifecycle({
+  name: 'invitation',
+  label: 'The invitation',
+  statuses: INVITATION_STATES,
+  transitions: invitationTransitions,
+  terminal: ['CLAIMED', 'CANCELLED'],
+});
 
 /** What the invitation reads as at `now`. */
 export function statusAt(i: { status: string; expiresAt: Date | null }, now: Date): InvitationStatus {

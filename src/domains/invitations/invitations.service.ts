@@ -3,11 +3,10 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { recordEvent } from '../../platform/outbox.js';
-import { nextStatus } from '../../platform/state-machine.js';
+import { nextStatus, statusColumn, transition } from '../../platform/state-machine.js';
 import type { UmaInvitation } from '../../generated/prisma/client.js';
 import { normalizeUmaAddress } from '../uma/uma.model.js';
-import { invitationCode, invitationTransitions, statusAt, type InvitationEvent } from './invitations.model.js';
+import { invitationCode, invitationLifecycle, statusAt, type InvitationEvent } from './invitations.model.js';
 import { invitationResource, type CreateInvitationBody } from './invitations.schemas.js';
 
 const notFound = () => new NotFoundError('INVITATION_NOT_FOUND', 'Invitation not found.');
@@ -61,20 +60,22 @@ function refusal(inv: UmaInvitation, now: Date, event: InvitationEvent): BadRequ
   if (status === 'CLAIMED') return new BadRequestError('INVITATION_ALREADY_CLAIMED', 'The invitation has already been claimed.');
   if (status === 'CANCELLED') return new BadRequestError('INVITATION_CANCELLED', 'The invitation has been cancelled.');
   if (status === 'EXPIRED') return new BadRequestError('INVITATION_EXPIRED', 'The invitation has expired.', { expiresAt: inv.expiresAt?.toISOString() });
-  nextStatus(invitationTransitions, 'The invitation', event, inv.status as 'PENDING');
+  nextStatus(invitationLifecycle, event, inv.status as 'PENDING');
   return undefined;
 }
 
-/** Compare-and-set of the status in the creating platform's scope, with its webhook in the same transaction. */
-async function transition(deps: AppDeps, inv: UmaInvitation, event: InvitationEvent, data: Partial<UmaInvitation>, now: Date): Promise<UmaInvitation> {
+const invitationStatus = statusColumn(invitationLifecycle, 'uma_invitations', 'status', { notFound });
+
+/**
+ * transition() in the creating platform's scope, with INVITATION.CLAIMED in the same transaction. A move
+ * that changed nothing is refused by what the invitation is now (claimed, cancelled, expired).
+ */
+async function moveInvitation(deps: AppDeps, inv: UmaInvitation, event: InvitationEvent, set: Partial<UmaInvitation>, now: Date): Promise<UmaInvitation> {
   const owner = ctxFor(deps, inv.platformId);
-  const to = invitationTransitions[event].to;
-  return owner.db.$transaction(async (tx) => {
-    const moved = await tx.umaInvitation.updateMany({ where: { id: inv.id, status: 'PENDING' }, data: { ...data, status: to, updatedAt: now } as never });
-    const after = await tx.umaInvitation.findUniqueOrThrow({ where: { id: inv.id } });
-    if (moved.count !== 1) throw refusal(after, now, event) ?? new BadRequestError('INVALID_STATE_TRANSITION', 'The invitation changed meanwhile.');
-    if (event === 'claim') await recordEvent(tx, 'INVITATION.CLAIMED', invitationResource(after, now, deps.config.PUBLIC_BASE_URL));
-    return after;
+  return transition(owner.db, owner, invitationStatus, event, inv.id, {
+    set,
+    onMiss: (after) => (after ? refusal(after, now, event) : undefined) ?? new BadRequestError('INVALID_STATE_TRANSITION', 'The invitation changed meanwhile.'),
+    ...(event === 'claim' ? { events: (moved: UmaInvitation) => ({ type: 'INVITATION.CLAIMED', data: invitationResource(moved, now, deps.config.PUBLIC_BASE_URL) }) } : {}),
   });
 }
 
@@ -92,7 +93,7 @@ export async function claimInvitation(ctx: Ctx, code: string, inviteeUma: string
   const refused = refusal(inv, now, 'claim');
   if (refused) throw refused;
   if (address === inv.inviterUma) throw new ValidationError([{ field: 'inviteeUma', message: 'The inviter cannot claim its own invitation.' }]);
-  return transition(ctx, inv, 'claim', { inviteeUma: address, claimedAt: now }, now);
+  return moveInvitation(ctx, inv, 'claim', { inviteeUma: address, claimedAt: now }, now);
 }
 
 /**
@@ -106,5 +107,5 @@ export async function cancelInvitation(ctx: Ctx, code: string): Promise<UmaInvit
   const now = ctx.clock.now();
   const refused = refusal(inv, now, 'cancel');
   if (refused) throw refused;
-  return transition(ctx, inv, 'cancel', { cancelledAt: now }, now);
+  return moveInvitation(ctx, inv, 'cancel', { cancelledAt: now }, now);
 }

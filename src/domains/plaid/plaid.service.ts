@@ -1,11 +1,15 @@
 import type { AppDeps, Ctx } from '../../deps.js';
 import { BadRequestError, DomainError, NotFoundError, NotImplementedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { statusColumn, tryTransition } from '../../platform/state-machine.js';
 import type { BankLink, Customer } from '../../generated/prisma/client.js';
 import { BankLinkError, type LinkedBankAccount } from '../../adapters/bank-link/port.js';
 import { getActiveCustomer } from '../customers/customers.service.js';
 import { createExternalAccount, deleteExternalAccount, getExternalAccount } from '../external-accounts/external-accounts.service.js';
 import type { ExternalAccountRecord } from '../external-accounts/external-accounts.schemas.js';
+import { bankLinkLifecycle } from './plaid.model.js';
+
+const bankLinkStatus = statusColumn(bankLinkLifecycle, 'bank_links', 'status');
 
 const linkNotFound = () => new NotFoundError('NOT_FOUND', 'Link token not found.');
 
@@ -96,8 +100,8 @@ export async function submitPublicToken(ctx: Ctx, linkToken: string, body: { pub
   const linked = await adapter.exchangePublicToken({ linkToken, publicToken: body.publicToken, ...(body.accountId ? { accountId: body.accountId } : {}) }).catch(providerError);
   const account = await createExternalAccount(ctx, 'customers', accountBody(customer, linked));
   const now = ctx.clock.now();
-  const won = await ctx.db.bankLink.updateMany({ where: { id: link.id, status: 'PENDING' }, data: { status: 'COMPLETED', externalAccountId: account.id, updatedAt: now } });
-  if (won.count === 1) return account;
+  const won = await tryTransition(ctx.db, ctx, bankLinkStatus, 'complete', link.id, { set: { externalAccountId: account.id, updatedAt: now } });
+  if (won) return account;
   // A concurrent submission completed the link first: keep its account only.
   await deleteExternalAccount(ctx, 'customers', account.id);
   const winner = await ctx.db.bankLink.findUniqueOrThrow({ where: { id: link.id } });

@@ -3,7 +3,8 @@ import type { Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
 import type { Customer, ScaChallenge as ScaChallengeRow } from '../../generated/prisma/client.js';
-import { hashCode, newOneTimeCode } from './sca.model.js';
+import { statusColumn, tryTransition } from '../../platform/state-machine.js';
+import { hashCode, newOneTimeCode, scaChallengeLifecycle } from './sca.model.js';
 
 /**
  * One-time-code challenges (table sca_challenges): SMS login codes and per-quote authorizations. The code is
@@ -95,10 +96,12 @@ export function codeMatches(c: ScaChallengeRow, code: string): boolean {
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
+const challengeStatus = statusColumn(scaChallengeLifecycle, 'sca_challenges', 'status');
+const EVENT_FOR = { SUCCEEDED: 'succeed', FAILED: 'fail', EXPIRED: 'expire' } as const;
+
 /** Resolves an outstanding challenge (compare-and-set): false when another request resolved it first. */
 export async function resolveChallenge(ctx: Ctx, tx: TenantTx | Ctx['db'], id: string, status: 'SUCCEEDED' | 'FAILED' | 'EXPIRED'): Promise<boolean> {
-  const moved = await tx.scaChallenge.updateMany({ where: { id, status: 'OUTSTANDING' }, data: { status, resolvedAt: ctx.clock.now() } });
-  return moved.count === 1;
+  return (await tryTransition(tx, ctx, challengeStatus, EVENT_FOR[status], id, { set: { resolvedAt: ctx.clock.now() } })) !== null;
 }
 
 /** Checks an SMS code against the outstanding challenge and consumes it when right. */

@@ -2,7 +2,8 @@ import type { Ctx } from '../../deps.js';
 import { ConflictError, NotFoundError, NotImplementedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { getScaCustomer } from './sca.customers.js';
-import { matchTotp, newRecoveryCodes, newTotpSecret, totpUri } from './sca.model.js';
+import { statusColumn, tryTransition } from '../../platform/state-machine.js';
+import { matchTotp, newRecoveryCodes, newTotpSecret, scaFactorLifecycle, totpUri } from './sca.model.js';
 
 /** Factor enrollment (decisions A15, B§6.5). SMS_OTP is implicit (the customer's phone) and never enrolled. */
 
@@ -12,6 +13,8 @@ export interface TotpEnrollment {
   secretBase32Encoded: string;
   totpUri: string;
 }
+
+const factorStatus = statusColumn(scaFactorLifecycle, 'sca_factors', 'status');
 
 const passkeysNotImplemented = () => new NotImplementedError('Passkeys are not available yet; enroll TOTP or use SMS_OTP.');
 
@@ -51,11 +54,8 @@ export async function confirmFactorEnrollment(ctx: Ctx, customerId: string, inpu
   const step = matchTotp(pending.secret, input.code ?? '', now);
   if (step === null) throw new ValidationError([{ field: 'code', message: 'Not a current code of this secret.' }]);
   const { codes, hashes } = newRecoveryCodes();
-  const done = await ctx.db.scaFactor.updateMany({
-    where: { id: pending.id, status: 'PENDING' },
-    data: { status: 'ACTIVE', confirmedAt: now, lastUsedStep: BigInt(step), recoveryCodes: hashes },
-  });
-  if (done.count !== 1) throw new ConflictError('CONFLICT', 'The enrollment was confirmed or replaced meanwhile.');
+  const done = await tryTransition(ctx.db, ctx, factorStatus, 'confirm', pending.id, { set: { confirmedAt: now, lastUsedStep: BigInt(step), recoveryCodes: hashes } });
+  if (!done) throw new ConflictError('CONFLICT', 'The enrollment was confirmed or replaced meanwhile.');
   return { type: 'TOTP', recoveryCodes: codes };
 }
 

@@ -5,13 +5,12 @@ import { ctxFor } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, NotFoundError, NotImplementedError, RateLimitedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { IllegalTransitionError, nextStatus } from '../../platform/state-machine.js';
-import { recordStatusChange } from '../../platform/status-history.js';
+import { IllegalTransitionError, jsonValue, statusColumn, transition, tryTransition, type SetColumns } from '../../platform/state-machine.js';
 import type { LivenessOutcome } from '../../adapters/liveness/port.js';
 import type { ScaFactorReset } from '../../generated/prisma/client.js';
 import { getScaCustomer } from './sca.customers.js';
 import { revokeSessions } from './login.service.js';
-import { OPEN_RESET_STATUSES, resetTransitions, type ResetEvent, type ResetFactor, type ResetStatus } from './sca.model.js';
+import { OPEN_RESET_STATUSES, resetLifecycle, type ResetEvent, type ResetFactor, type ResetStatus } from './sca.model.js';
 import { enqueueResetLivenessOutcome, RESET_JOB_OPTIONS, resetOutcomeJobId, SCA_QUEUE, type ResetLivenessOutcomeJob } from './sca.queue.js';
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
@@ -26,16 +25,11 @@ import { queueOf } from '../../platform/queue.js';
 const DAY_MS = 86_400_000;
 const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** The one way a reset's status changes: compare-and-set, with its history row, in the caller's transaction. */
-async function transitionReset(ctx: Ctx, tx: TenantTx, r: ScaFactorReset, event: ResetEvent, data: Partial<Pick<ScaFactorReset, 'completedAt' | 'mobile' | 'livenessOutcome' | 'reviewDueAt'>> = {}): Promise<void> {
-  const to = nextStatus(resetTransitions, 'The factor reset', event, r.status as ResetStatus);
-  const now = ctx.clock.now();
-  const moved = await tx.scaFactorReset.updateMany({
-    where: { id: r.id, status: { in: [...resetTransitions[event].from] } },
-    data: { ...(data as object), status: to, updatedAt: now },
-  });
-  if (moved.count !== 1) throw new IllegalTransitionError('The factor reset', event, r.status);
-  await recordStatusChange(tx, { machine: 'sca-factor-reset', resourceId: r.id, event, from: r.status, to, at: now });
+const resetStatus = statusColumn(resetLifecycle, 'sca_factor_resets', 'status');
+
+/** The one way a reset's status changes: transition() (compare-and-set and history row), in the caller's transaction. */
+async function transitionReset(ctx: Ctx, db: TenantTx | Ctx['db'], r: ScaFactorReset, event: ResetEvent, set: SetColumns<ScaFactorReset> = {}): Promise<void> {
+  await transition(db, ctx, resetStatus, event, r.id, { from: r.status, set });
 }
 
 /** Seconds until the oldest initiation of the window leaves it, when the limit is reached; else null. */
@@ -143,7 +137,7 @@ export async function completeReset(ctx: Ctx, customerId: string, resetId: strin
   if (phone && !isValidE164(phone)) throw new ValidationError([{ field: 'mobile', constraint: { format: 'e.164' }, message: 'countryCode and number must make an E.164 number.' }]);
   const now = ctx.clock.now();
   await ctx.db.$transaction(async (tx) => {
-    await transitionReset(ctx, tx, r, 'complete', { completedAt: now, ...(input.mobile ? { mobile: input.mobile as any } : {}) });
+    await transitionReset(ctx, tx, r, 'complete', { completedAt: now, ...(input.mobile ? { mobile: jsonValue(input.mobile) } : {}) });
     if (r.factor === 'SMS_OTP') await tx.customer.updateMany({ where: { id: customerId }, data: { phoneNumber: phone, updatedAt: now } });
     else await tx.scaFactor.deleteMany({ where: { customerId, type: r.factor } });
     await tx.scaLockout.deleteMany({ where: { customerId } });
@@ -177,7 +171,7 @@ export async function receiveResetLivenessOutcome(deps: AppDeps, token: string, 
   // path, and the sweeper (sweepResetReviews) queues it again if Redis lost it.
   const reviewDueAt = new Date(deps.clock.now().getTime() + deps.config.SCA_RESET_REVIEW_DELAY_MS);
   try {
-    await ctx.db.$transaction((tx) => transitionReset(ctx, tx, r, 'livenessSubmitted', { livenessOutcome: outcome, reviewDueAt }));
+    await transitionReset(ctx, ctx.db, r, 'livenessSubmitted', { livenessOutcome: outcome, reviewDueAt });
   } catch (err) {
     if (err instanceof IllegalTransitionError) return 'UNKNOWN_SESSION';
     throw err;
@@ -213,7 +207,7 @@ export async function applyResetLivenessOutcome(deps: AppDeps, platformId: strin
   const ctx = ctxFor(deps, platformId);
   const r = await ctx.db.scaFactorReset.findUnique({ where: { id: resetId } });
   if (!r || r.status !== 'PENDING_REVIEW') return 'SKIPPED';
-  await ctx.db.$transaction((tx) => transitionReset(ctx, tx, r, outcome === 'PASSED' ? 'livenessPassed' : 'livenessFailed'));
+  await transitionReset(ctx, ctx.db, r, outcome === 'PASSED' ? 'livenessPassed' : 'livenessFailed');
   return 'DONE';
 }
 
@@ -226,9 +220,8 @@ export async function expireResets(deps: AppDeps): Promise<number> {
   });
   for (const r of due) {
     const ctx = ctxFor(deps, r.platformId);
-    await ctx.db.$transaction((tx) => transitionReset(ctx, tx, r, 'expire')).catch((err) => {
-      if (!(err instanceof IllegalTransitionError)) deps.logger.warn({ err, resetId: r.id }, 'factor reset expiry failed');
-    });
+    // A reset that moved meanwhile (completed, or expired by another sweeper) is simply not moved.
+    await tryTransition(ctx.db, ctx, resetStatus, 'expire', r.id).catch((err) => deps.logger.warn({ err, resetId: r.id }, 'factor reset expiry failed'));
   }
   return due.length;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import type { TransitionTable } from '../../platform/state-machine.js';
+import { defineLifecycle, type TransitionTable } from '../../platform/state-machine.js';
 import { DomainError } from '../../platform/errors.js';
 import { EEA_COUNTRIES } from '../customers/customers.model.js';
 
@@ -92,6 +92,42 @@ export const resetTransitions = {
   expire: { from: [...OPEN_RESET_STATUSES], to: 'EXPIRED' },
 } as const satisfies TransitionTable<ResetStatus>;
 export type ResetEvent = keyof typeof resetTransitions;
+
+export const resetLifecycle = defineLifecycle({
+  name: 'sca-factor-reset',
+  label: 'The factor reset',
+  statuses: RESET_STATUSES,
+  transitions: resetTransitions,
+  terminal: TERMINAL_RESET_STATUSES,
+});
+
+/** A one-time-code challenge (login, payout authorization): answered or expired once. */
+export const SCA_CHALLENGE_STATUSES = ['OUTSTANDING', 'SUCCEEDED', 'FAILED', 'EXPIRED'] as const;
+export const scaChallengeLifecycle = defineLifecycle({
+  name: 'sca-challenge',
+  label: 'The challenge',
+  statuses: SCA_CHALLENGE_STATUSES,
+  transitions: {
+    succeed: { from: ['OUTSTANDING'], to: 'SUCCEEDED' },
+    fail: { from: ['OUTSTANDING'], to: 'FAILED' },
+    expire: { from: ['OUTSTANDING'], to: 'EXPIRED' },
+  },
+  terminal: ['SUCCEEDED', 'FAILED', 'EXPIRED'],
+});
+
+/**
+ * An enrolled factor (TOTP): PENDING until its first valid code. Enrolling again replaces the row (a new
+ * id, PENDING), it does not move it; removing a factor deletes it.
+ */
+export const SCA_FACTOR_STATUSES = ['PENDING', 'ACTIVE'] as const;
+export const scaFactorLifecycle = defineLifecycle({
+  name: 'sca-factor',
+  label: 'The enrollment',
+  statuses: SCA_FACTOR_STATUSES,
+  transitions: { confirm: { from: ['PENDING'], to: 'ACTIVE' } },
+  terminal: ['ACTIVE'],
+  conflictCode: 'CONFLICT',
+});
 
 export const RESET_FACTORS = ['TOTP', 'SMS_OTP', 'PASSKEY'] as const;
 export type ResetFactor = (typeof RESET_FACTORS)[number];

@@ -1,4 +1,4 @@
-import type { TransitionTable } from '../../platform/state-machine.js';
+import { defineLifecycle, type TransitionTable } from '../../platform/state-machine.js';
 
 /** Spec "Stablecoin enablement status"; decision A16. */
 export const STABLECOIN_ENABLEMENT_STATUSES = ['NOT_ENABLED', 'PENDING_APPROVAL', 'ENABLING', 'ENABLED', 'DISABLED'] as const;
@@ -16,6 +16,15 @@ export const stablecoinEnablementTransitions = {
   disable: { from: ['PENDING_APPROVAL', 'ENABLING', 'ENABLED'], to: 'DISABLED' },
 } as const satisfies TransitionTable<StablecoinEnablementStatus>;
 export type StablecoinEnablementEvent = keyof typeof stablecoinEnablementTransitions;
+
+/** No status is final: the operator can disable an enabled platform and approve a disabled one again. */
+export const stablecoinEnablementLifecycle = defineLifecycle({
+  name: 'stablecoin-enablement',
+  label: 'Stablecoin enablement',
+  statuses: STABLECOIN_ENABLEMENT_STATUSES,
+  transitions: stablecoinEnablementTransitions,
+  terminal: [],
+});
 
 /** The operator names a target status; this is the event that reaches it. */
 export const OPERATOR_EVENT_FOR: Record<'ENABLING' | 'ENABLED' | 'DISABLED', StablecoinEnablementEvent> = {

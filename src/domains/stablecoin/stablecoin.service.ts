@@ -1,11 +1,10 @@
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
-import { IllegalTransitionError, nextStatus } from '../../platform/state-machine.js';
-import { recordStatusChange } from '../../platform/status-history.js';
+import { IllegalTransitionError, statusColumn, transition } from '../../platform/state-machine.js';
 import { invalidatePlatformSettings } from '../platforms/index.js';
 import {
-  OPERATOR_EVENT_FOR, stablecoinEnablementTransitions, type StablecoinEnablementEvent, type StablecoinEnablementStatus,
+  OPERATOR_EVENT_FOR, stablecoinEnablementLifecycle, type StablecoinEnablementEvent, type StablecoinEnablementStatus,
 } from './stablecoin.model.js';
 
 export interface StablecoinEnablement {
@@ -13,29 +12,24 @@ export interface StablecoinEnablement {
   updatedAt: Date;
 }
 
+const platformNotFound = () => new NotFoundError('NOT_FOUND', 'Platform not found.');
+
 async function read(ctx: Ctx): Promise<StablecoinEnablement> {
   const p = await ctx.db.platform.findFirst({ select: { stablecoinEnablementStatus: true, stablecoinEnablementUpdatedAt: true, createdAt: true } });
-  if (!p) throw new NotFoundError('NOT_FOUND', 'Platform not found.');
+  if (!p) throw platformNotFound();
   return { status: p.stablecoinEnablementStatus as StablecoinEnablementStatus, updatedAt: p.stablecoinEnablementUpdatedAt ?? p.createdAt };
 }
 
 /** GET /stablecoin-enablement: NOT_ENABLED until requested; `updatedAt` is the last change (creation before). */
 export const getStablecoinEnablement = read;
 
-/** Compare-and-set on the platform row, with the history row, in one transaction. */
+const enablementStatus = statusColumn(stablecoinEnablementLifecycle, 'platforms', 'stablecoin_enablement_status', { notFound: platformNotFound });
+
+/** transition() on the platform row (compare-and-set and history row in one statement). */
 async function move(ctx: Ctx, event: StablecoinEnablementEvent, current: StablecoinEnablementStatus): Promise<StablecoinEnablement> {
-  const to = nextStatus(stablecoinEnablementTransitions, 'Stablecoin enablement', event, current);
-  const now = ctx.clock.now();
-  await ctx.db.$transaction(async (tx) => {
-    const moved = await tx.platform.updateMany({
-      where: { stablecoinEnablementStatus: { in: [...stablecoinEnablementTransitions[event].from] } },
-      data: { stablecoinEnablementStatus: to, stablecoinEnablementUpdatedAt: now },
-    });
-    if (moved.count !== 1) throw new IllegalTransitionError('Stablecoin enablement', event, current);
-    await recordStatusChange(tx, { machine: 'stablecoin-enablement', resourceId: ctx.platformId, event, from: current, to, at: now });
-  });
+  const moved = await transition(ctx.db, ctx, enablementStatus, event, ctx.platformId, { from: current, set: { stablecoinEnablementUpdatedAt: ctx.clock.now() } });
   await invalidatePlatformSettings(ctx);
-  return read(ctx);
+  return { status: moved.stablecoinEnablementStatus as StablecoinEnablementStatus, updatedAt: moved.stablecoinEnablementUpdatedAt ?? moved.createdAt };
 }
 
 const notRequestable = (status: string) =>

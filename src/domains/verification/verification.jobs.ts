@@ -43,7 +43,7 @@ export async function processDecision(deps: AppDeps, job: DecisionJob): Promise<
   if (!v || !OPEN_STATUSES.includes(v.status as (typeof OPEN_STATUSES)[number])) return 'SKIPPED';
   const customer = await ctx.db.customer.findUniqueOrThrow({ where: { id: v.customerId } });
   const owners = await ctx.db.beneficialOwner.findMany({ where: { customerId: customer.id } });
-  const previousHolds = await ctx.db.onboardingStatusChange.count({ where: { resourceId: customer.id, machine: 'customer', event: 'hold' } });
+  const previousHolds = await ctx.db.statusChange.count({ where: { resourceId: customer.id, machine: 'customer', event: 'hold' } });
   const businessInfo = (customer.businessInfo ?? {}) as Record<string, unknown>;
   const outcome: KycOutcome = await deps.adapters.kyc.decide({
     caseId: v.id,
@@ -65,13 +65,13 @@ export async function processDecision(deps: AppDeps, job: DecisionJob): Promise<
     switch (outcome.status) {
       case 'APPROVED':
         await moveVerification(ctx, tx, v, 'approve');
-        await moveOwners(tx, customer.id, 'approve', ['PENDING']);
+        await moveOwners(ctx, tx, customer.id, 'approve');
         if (customerPending) await moveCustomerStatus(ctx, tx, fresh, 'approve');
         break;
       case 'REJECTED': {
         const errors: VerificationError[] = [{ resourceId: outcome.ownerId ?? customer.id, type: 'APPLICANT_REJECTED', reason: outcome.reason }];
         await moveVerification(ctx, tx, v, 'reject', errors);
-        if (outcome.ownerId) await moveOwners(tx, customer.id, 'reject', ['PENDING'], [outcome.ownerId]);
+        if (outcome.ownerId) await moveOwners(ctx, tx, customer.id, 'reject', [outcome.ownerId]);
         if (customerPending) await moveCustomerStatus(ctx, tx, fresh, 'reject');
         break;
       }

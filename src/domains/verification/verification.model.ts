@@ -1,4 +1,4 @@
-import type { StateMachine } from '../customers/state-machine.js';
+import { defineLifecycle, type EventOf } from '../../platform/state-machine.js';
 
 /** Spec "Verification status". */
 export const VERIFICATION_STATUSES = ['RESOLVE_ERRORS', 'IN_PROGRESS', 'PENDING_MANUAL_REVIEW', 'APPROVED', 'REJECTED'] as const;
@@ -12,16 +12,20 @@ export const OPEN_STATUSES: readonly VerificationStatus[] = ['IN_PROGRESS', 'PEN
  * naming what to fix. RESOLVE_ERRORS, APPROVED and REJECTED are terminal for a case: fixing and
  * re-submitting creates a new one.
  */
-export const verificationMachine = {
+export const verificationMachine = defineLifecycle({
   name: 'verification',
+  label: 'The verification',
+  statuses: VERIFICATION_STATUSES,
   transitions: {
     review: { from: ['IN_PROGRESS'], to: 'PENDING_MANUAL_REVIEW' },
     approve: { from: ['IN_PROGRESS', 'PENDING_MANUAL_REVIEW'], to: 'APPROVED' },
     reject: { from: ['IN_PROGRESS', 'PENDING_MANUAL_REVIEW'], to: 'REJECTED' },
     requestInformation: { from: ['IN_PROGRESS', 'PENDING_MANUAL_REVIEW'], to: 'RESOLVE_ERRORS' },
   },
-} as const satisfies StateMachine<VerificationStatus, string>;
-export type VerificationEvent = keyof typeof verificationMachine.transitions;
+  terminal: ['RESOLVE_ERRORS', 'APPROVED', 'REJECTED'],
+  conflictCode: 'CONFLICT',
+});
+export type VerificationEvent = EventOf<typeof verificationMachine>;
 
 /** Spec error types plus the reference service's additions we emit (decisions B§5.8). */
 export const VERIFICATION_ERROR_TYPES = [

@@ -5,12 +5,12 @@ import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
-import type { Customer, Prisma, Verification } from '../../generated/prisma/client.js';
+import { Prisma, type Customer, type Verification } from '../../generated/prisma/client.js';
 import { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from '../platforms/currency-config.js';
 import { ownerStatusMachine, type CustomerStatus, type OwnerEvent } from '../customers/customers.model.js';
 import { getActiveCustomer, moveCustomerStatus } from '../customers/customers.service.js';
 import { unverifiedChannels } from '../customers/contact.service.js';
-import { transition } from '../customers/state-machine.js';
+import { jsonValue, statusColumn, transition, transitionWhere } from '../../platform/state-machine.js';
 import { documentsOfCustomer, markDocumentsSubmitted } from '../documents/documents.service.js';
 import {
   evaluateRequirements, OPEN_STATUSES, verificationMachine,
@@ -123,7 +123,7 @@ export async function openCase(
       if (status === 'IN_PROGRESS') {
         const fresh = await tx.customer.findUniqueOrThrow({ where: { id: c.id } });
         if (fresh.status !== 'PENDING') await moveCustomerStatus(ctx, tx, fresh, 'submit');
-        await moveOwners(tx, c.id, 'submit', ['UNVERIFIED']);
+        await moveOwners(ctx, tx, c.id, 'submit');
       }
       return v;
     });
@@ -133,14 +133,12 @@ export async function openCase(
   }
 }
 
-/** Moves every owner of the customer that is in one of `only` through the owner machine. */
-async function moveOwners(tx: TenantTx, customerId: string, event: OwnerEvent, only: CustomerStatus[], ids?: string[]): Promise<void> {
-  const owners = await tx.beneficialOwner.findMany({ where: { customerId, kycStatus: { in: only }, ...(ids ? { id: { in: ids } } : {}) } });
-  for (const o of owners) {
-    await transition(tx, ownerStatusMachine, event, { resourceId: o.id, current: o.kycStatus as CustomerStatus }, async (from, to) =>
-      (await tx.beneficialOwner.updateMany({ where: { id: o.id, kycStatus: { in: [...from] } }, data: { kycStatus: to } })).count,
-    );
-  }
+const ownerStatus = statusColumn(ownerStatusMachine, 'beneficial_owners', 'kyc_status');
+const verificationStatus = statusColumn(verificationMachine, 'verifications', 'status', { notFound: verificationNotFound });
+
+/** Moves every owner of the customer (or those of `ids`) that the event can move, in one statement. */
+async function moveOwners(ctx: Ctx, tx: TenantTx, customerId: string, event: OwnerEvent, ids?: string[]): Promise<void> {
+  await transitionWhere(tx, ctx, ownerStatus, event, Prisma.sql`"customer_id" = ${customerId}${ids ? Prisma.sql` AND "id" = ANY(${ids}::text[])` : Prisma.empty}`);
 }
 
 /**
@@ -148,16 +146,11 @@ async function moveOwners(tx: TenantTx, customerId: string, event: OwnerEvent, o
  * Verification, in the caller's transaction.
  */
 export async function moveVerification(ctx: Ctx, tx: TenantTx, v: Verification, event: VerificationEvent, errors: VerificationError[] = []): Promise<Verification> {
-  const now = ctx.clock.now();
-  await transition(tx, verificationMachine, event, { resourceId: v.id, current: v.status as VerificationStatus }, async (from, to) =>
-    (await tx.verification.updateMany({
-      where: { id: v.id, status: { in: [...from] } },
-      data: { status: to, errors: errors as unknown as Prisma.InputJsonValue, decisionCount: { increment: 1 }, updatedAt: now },
-    })).count,
-  );
-  const updated = await tx.verification.findUniqueOrThrow({ where: { id: v.id } });
-  await recordEvent(tx, `VERIFICATION.${updated.status}`, verificationResource(updated));
-  return updated;
+  return transition(tx, ctx, verificationStatus, event, v.id, {
+    from: v.status,
+    set: { errors: jsonValue(errors), decisionCount: Prisma.sql`"decision_count" + 1` },
+    events: (moved) => ({ type: `VERIFICATION.${moved.status}`, data: verificationResource(moved) }),
+  });
 }
 
 export { moveOwners };

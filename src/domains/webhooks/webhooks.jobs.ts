@@ -6,7 +6,8 @@ import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
 import { NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
-import { recordAttempt } from './webhooks.repo.js';
+import { deliveryStatus, recordAttempt } from './webhooks.repo.js';
+import { transition } from '../../platform/state-machine.js';
 
 export const WEBHOOK_QUEUE = 'webhooks';
 
@@ -106,7 +107,7 @@ export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise
   const platform = await ctx.db.platform.findFirstOrThrow({});
   if (!platform.webhookEndpoint) {
     // Kept, not dropped: a redelivery after the endpoint is set sends it.
-    await ctx.db.webhookEvent.update({ where: { id: event.id }, data: { deliveryStatus: 'UNDELIVERABLE', lastError: 'WEBHOOK_ENDPOINT_NOT_SET', nextAttemptAt: null } });
+    await transition(ctx.db, ctx, deliveryStatus, 'markUndeliverable', event.id, { from: event.deliveryStatus, set: { lastError: 'WEBHOOK_ENDPOINT_NOT_SET', nextAttemptAt: null } });
     await incrementCounter(deps, 'webhook_deliveries', 'undeliverable');
     return 'UNDELIVERABLE';
   }

@@ -1,5 +1,28 @@
+import { defineLifecycle, type EventOf } from '../../platform/state-machine.js';
+
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'UNDELIVERABLE'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * A webhook event's delivery (decisions A7, §7.3; issue 11). Each attempt ends in one move; a failed
+ * attempt inside the retry window stays PENDING (`retry`). No status is final: the platform may
+ * redeliver any event (POST /webhooks/{id}/redeliver).
+ */
+export const deliveryLifecycle = defineLifecycle({
+  name: 'webhook-delivery',
+  label: 'The webhook event',
+  statuses: DELIVERY_STATUSES,
+  transitions: {
+    deliver: { from: ['PENDING'], to: 'DELIVERED' },
+    retry: { from: ['PENDING'], to: 'PENDING' },
+    fail: { from: ['PENDING'], to: 'FAILED' },
+    /** No endpoint is configured: kept, not dropped, for a redelivery once one is set. */
+    markUndeliverable: { from: ['PENDING'], to: 'UNDELIVERABLE' },
+    redeliver: { from: ['PENDING', 'DELIVERED', 'FAILED', 'UNDELIVERABLE'], to: 'PENDING' },
+  },
+  terminal: [],
+});
+export type DeliveryEvent = EventOf<typeof deliveryLifecycle>;
 
 export type AttemptOutcome = 'DELIVERED' | 'FAILED' | 'TIMEOUT' | 'CONNECTION_ERROR';
 

@@ -5,7 +5,8 @@ import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.
 import type { WebhookAttempt, WebhookEvent } from '../../generated/prisma/client.js';
 import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
 import { enqueueDelivery } from './webhooks.jobs.js';
-import { recordAttempt } from './webhooks.repo.js';
+import { deliveryStatus, eventNotFound, recordAttempt } from './webhooks.repo.js';
+import { transition } from '../../platform/state-machine.js';
 
 export type EventWithAttempts = WebhookEvent & { attempts: WebhookAttempt[] };
 
@@ -43,16 +44,15 @@ export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<Eve
 /** Errors: 404 WEBHOOK_EVENT_NOT_FOUND (also for another platform's event). */
 export async function getEvent(ctx: Ctx, id: string): Promise<EventWithAttempts> {
   const row = await ctx.db.webhookEvent.findUnique({ where: { id }, include: attemptsInclude });
-  if (!row) throw new NotFoundError('WEBHOOK_EVENT_NOT_FOUND', 'Webhook event not found.');
+  if (!row) throw eventNotFound();
   return row;
 }
 
 /** Queues the same event (same `id`) for delivery again, with a fresh retry window. */
 export async function redeliverEvent(ctx: Ctx, id: string): Promise<EventWithAttempts> {
-  await getEvent(ctx, id);
   const now = ctx.clock.now();
   // Recorded first (PENDING, due now, a fresh window): if the enqueue below is lost, the sweeper queues it.
-  const event = await ctx.db.webhookEvent.update({ where: { id }, data: { deliveryStatus: 'PENDING', nextAttemptAt: now, retryWindowStartedAt: now, lastError: null, relayedAt: now } });
+  const event = await transition(ctx.db, ctx, deliveryStatus, 'redeliver', id, { set: { nextAttemptAt: now, retryWindowStartedAt: now, lastError: null, relayedAt: now } });
   await enqueueDelivery(ctx, [{ id: event.id, platformId: ctx.platformId, attemptCount: event.attemptCount, due: now }]);
   return getEvent(ctx, id);
 }
