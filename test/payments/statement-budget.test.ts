@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
+import { submitPayment } from '../../src/domains/transactions/settlement.service.js';
+import { internalAccountResource } from '../../src/domains/ledger/index.js';
+import { toJson } from '../../src/platform/outbox.js';
 
 /**
  * Issue 12: the money path's round trips are a budget. Every statement sent to Postgres while the API
@@ -11,11 +14,12 @@ const BUDGET = {
   quoteImmediateExecute: 4,
   quoteImmediateExecuteIdempotent: 6,
   execute: 4,
+  settle: 6,
 };
 
 let env: TestEnv;
 beforeAll(async () => {
-  env = await createTestEnv();
+  env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0' });
 });
 afterAll(async () => {
   await env.close();
@@ -120,5 +124,31 @@ describe('statement budget of the money path', () => {
     const b = await balances(env, s.usd);
     expect(b.held).toBe(2_000n);
     await expectLedgerConsistent(env, s.p.platformId);
+  });
+
+  it(`settling a payment on the instant sandbox rail costs at most ${BUDGET.settle} statements, the sandbox bank's own included`, async () => {
+    const s = await setup();
+    const q = (await s.p.request({ method: 'POST', url: '/quotes', payload: payment(s, 3_000) })).json();
+    expect(q.status).toBe('PROCESSING');
+    const { result, statements } = await counted(() => submitPayment(env.deps, s.p.platformId, q.transactionId));
+    console.log(`settle: ${statements.length} statements\n  ${statements.join('\n  ')}`);
+    expect(result.next).not.toBe('SKIP');
+    const t = (await s.p.request({ method: 'GET', url: `/transactions/${q.transactionId}` })).json();
+    expect(t.status).toBe('COMPLETED');
+    expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(BUDGET.settle);
+    const b = await balances(env, s.usd);
+    expect(b.held).toBe(0n);
+    expect(b.available).toBe(1_000_000n - 3_000n);
+    await expectLedgerConsistent(env, s.p.platformId);
+    // The balance event the statement built in SQL is the account's resource as the API shows it.
+    const events = await env.deps.prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    const last = events.filter((e) => (e.data as { id: string }).id === s.usd).at(-1)!;
+    const account = await env.deps.prisma.internalAccount.findUniqueOrThrow({ where: { id: s.usd } });
+    expect(last.data).toEqual(toJson(internalAccountResource(account)));
+    const types = (await env.deps.prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }))
+      .filter((e) => (e.data as { id: string }).id === q.transactionId || (e.data as { id: string }).id === s.usd)
+      .map((e) => e.type)
+      .slice(-5);
+    expect(types).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'OUTGOING_PAYMENT.COMPLETED']);
   });
 });

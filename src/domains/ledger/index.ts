@@ -8,3 +8,4 @@ export const ledgerModule: DomainModule = {
 
 export { InsufficientFundsError, postJournal } from './ledger.service.js';
 export { internalAccountResource } from './internal-accounts.resource.js';
+export { journalCtes } from './ledger.sql.js';

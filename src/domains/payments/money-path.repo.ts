@@ -5,10 +5,11 @@ import { toJson } from '../../platform/outbox.js';
 import { OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
 import { claimCommitted, claimInsertSql, claimTaken } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
-import { InsufficientFundsError, internalAccountResource } from '../ledger/index.js';
-import { internalAccountType } from '../ledger/ledger.model.js';
-import { holdPostings } from '../transactions/settlement.service.js';
+import type { Posting } from '../ledger/ledger.model.js';
+import { InsufficientFundsError, journalCtes } from '../ledger/index.js';
+import { holdPostings } from './payment-postings.js';
 import { transactionResource } from '../transactions/transactions.resource.js';
+import { eventPrefix } from '../transactions/transactions.repo.js';
 
 /**
  * Issue 12: the money path in one statement each. A platform's prefunded payment (no SCA, no agent
@@ -35,7 +36,6 @@ export interface StartedPayment {
 export async function insertStartedPayment(ctx: Ctx, pending: StartedPayment): Promise<StartedPayment> {
   const started = startedRows(ctx, pending);
   const s = new OneStatement();
-  holdCte(ctx, s, started.transaction);
   s.insert('q', 'quotes', [started.quote]);
   s.insert('t', 'transactions', [started.transaction]);
   return runStart(ctx, s, started, [pending.transaction, started.transaction]);
@@ -63,8 +63,7 @@ export async function startPendingPayment(ctx: Ctx, pending: StartedPayment): Pr
       WHERE id = ${s.param(pending.quote.id)} AND platform_id = ${pid} AND EXISTS (SELECT 1 FROM cas)
       RETURNING id`,
   );
-  holdCte(ctx, s, started.transaction, 'cas');
-  return runStart(ctx, s, started, [started.transaction]);
+  return runStart(ctx, s, started, [started.transaction], 'cas');
 }
 
 function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
@@ -75,30 +74,13 @@ function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
   };
 }
 
-/**
- * CTE `hold`: available → held on the source account, only when the available balance covers it
- * (and, with `after`, only once CTE `after` returned a row, so the row locks are taken in that order).
- */
-function holdCte(ctx: Ctx, s: OneStatement, t: Transaction, after?: string): void {
-  const amount = s.param(t.sentAmount);
-  s.with(
-    'hold',
-    `UPDATE internal_accounts SET available_balance = available_balance - ${amount}::bigint, held_balance = held_balance + ${amount}::bigint, updated_at = ${s.param(t.updatedAt)}::timestamptz
-      WHERE id = ${s.param(t.sourceAccountId)} AND platform_id = ${s.param(ctx.platformId)} AND currency = ${s.param(t.sendingCurrency)} AND status = 'ACTIVE'
-        AND available_balance >= ${amount}::bigint${after ? ` AND EXISTS (SELECT 1 FROM ${after})` : ''}
-      RETURNING available_balance, held_balance, created_at`,
-  ).require('hold', 1, 'INSUFFICIENT_FUNDS');
-}
-
 /** Journal, entries, history and outbox rows of a started payment, then the statement itself. */
-async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, eventStates: Transaction[]): Promise<StartedPayment> {
+async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, eventStates: Transaction[], after?: string): Promise<StartedPayment> {
   const t = started.transaction;
   const now = t.updatedAt;
-  const journalId = newId('Journal');
-  s.insert('j', 'ledger_journals', [{ id: journalId, platformId: ctx.platformId, idempotencyKey: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, createdAt: now }]);
-  s.insert('e', 'ledger_entries', holdPostings(t).map((p) => ({ id: newId('LedgerEntry'), platformId: ctx.platformId, journalId, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount, createdAt: now })));
-  s.insert('h', 'transaction_status_changes', [{ id: newId('Request').replace('Request:', 'TxChange:'), platformId: ctx.platformId, transactionId: t.id, field: 'status', fromStatus: 'PENDING', toStatus: 'PROCESSING', createdAt: now }]);
-  balanceEventCte(ctx, s, t, eventStates);
+  transactionEventsCte(ctx, s, eventStates);
+  journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, postings: holdPostings(t), at: now, prefix: 'hold', after });
+  historyCte(ctx, s, t, 'PENDING', 'PROCESSING');
   const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
   if (claim) {
     claim.resourceId = started.quote.id;
@@ -116,38 +98,58 @@ async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, even
   return started;
 }
 
+/** CTE `tev`: the transaction's events, one per state in `states`, in order. */
+function transactionEventsCte(ctx: Ctx, s: OneStatement, states: Transaction[]): void {
+  s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId: ctx.platformId, type: `${eventPrefix(state)}.${state.status}`, data: toJson(transactionResource(state)) })));
+}
+
+/** CTE `h`: the transaction's status history row. */
+function historyCte(ctx: Ctx, s: OneStatement, t: Transaction, from: string, to: string, reason?: string): void {
+  s.insert('h', 'transaction_status_changes', [{ id: newId('Request').replace('Request:', 'TxChange:'), platformId: ctx.platformId, transactionId: t.id, field: 'status', fromStatus: from, toStatus: to, reason: reason ?? null, createdAt: t.updatedAt }]);
+}
+
+/** The rail's answer to a submission, stored with the settlement when it completed at once. */
+export interface RailSubmission {
+  reference: string;
+  submittedAt: Date;
+  reconcileAfter: Date;
+}
+
 /**
- * CTE `ev`: the transaction's events (one per state in `states`, in order) and the source account's
- * INTERNAL_ACCOUNT.BALANCE_UPDATED, built from the resource with the balances and creation time the
- * hold returned (the account is not read: its other fields follow from the payment).
+ * Settles a PROCESSING payment in one statement: the compare-and-set PROCESSING → COMPLETED (with
+ * the rail's reference when the submission's answer was already COMPLETED; a reference stored before
+ * is kept), the quote's status, the settle journal with its balance moves and events, the history
+ * row and OUTGOING_PAYMENT.COMPLETED. A payment no longer PROCESSING is left alone (false).
  */
-function balanceEventCte(ctx: Ctx, s: OneStatement, t: Transaction, states: Transaction[]): void {
-  const rows = states.map((state) => ({ id: newId('Webhook'), platform_id: ctx.platformId, type: `OUTGOING_PAYMENT.${state.status}`, data: toJson(transactionResource(state)) }));
-  const template = toJson(
-    internalAccountResource({
-      id: t.sourceAccountId,
-      platformId: ctx.platformId,
-      customerId: t.customerId,
-      ownerKey: t.customerId ?? 'PLATFORM',
-      currency: t.sendingCurrency,
-      type: internalAccountType(t.sendingCurrency),
-      status: 'ACTIVE',
-      availableBalance: 0n,
-      heldBalance: 0n,
-      createdAt: t.updatedAt,
-      updatedAt: t.updatedAt,
-    }),
-  );
+export async function settlePayment(ctx: Ctx, t: Transaction, postings: Posting[], submission?: RailSubmission): Promise<boolean> {
+  const now = ctx.clock.now();
+  const settled: Transaction = { ...t, status: 'COMPLETED', settledAt: now, updatedAt: now, pendingReason: null, ...(submission && !t.railReference ? { railReference: submission.reference, submittedAt: submission.submittedAt, reconcileAfter: submission.reconcileAfter } : {}) };
+  const s = new OneStatement();
+  const pid = s.param(ctx.platformId);
+  const at = s.param(now);
+  const sub = submission
+    ? `, rail_reference = COALESCE(rail_reference, ${s.param(submission.reference)}),
+         submitted_at = CASE WHEN rail_reference IS NULL THEN ${s.param(submission.submittedAt)}::timestamptz ELSE submitted_at END,
+         reconcile_after = CASE WHEN rail_reference IS NULL THEN ${s.param(submission.reconcileAfter)}::timestamptz ELSE reconcile_after END`
+    : '';
   s.with(
-    'ev',
-    `INSERT INTO webhook_events (id, platform_id, type, data)
-       SELECT id, platform_id, type, data FROM json_populate_recordset(NULL::webhook_events, ${s.param(JSON.stringify(rows))}::json)
-       UNION ALL
-       SELECT ${s.param(newId('Webhook'))}, ${s.param(ctx.platformId)}, 'INTERNAL_ACCOUNT.BALANCE_UPDATED',
-              jsonb_set(jsonb_set(jsonb_set(${s.param(JSON.stringify(template))}::jsonb,
-                '{balance,amount}', to_jsonb(hold.available_balance)),
-                '{totalBalance,amount}', to_jsonb(hold.available_balance + hold.held_balance)),
-                '{createdAt}', to_jsonb(to_char(hold.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
-         FROM hold`,
-  );
+    'cas',
+    `UPDATE transactions SET status = 'COMPLETED', settled_at = ${at}::timestamptz, updated_at = ${at}::timestamptz, pending_reason = NULL${sub}
+      WHERE id = ${s.param(t.id)} AND platform_id = ${pid} AND status = 'PROCESSING'
+      RETURNING id`,
+  ).require('cas', 1, 'NOT_PROCESSING');
+  if (t.quoteId) {
+    s.with('qu', `UPDATE quotes SET status = 'COMPLETED', updated_at = ${at}::timestamptz WHERE id = ${s.param(t.quoteId)} AND platform_id = ${pid} AND EXISTS (SELECT 1 FROM cas) RETURNING id`);
+  }
+  // Events in the general path's order: the balances moved, then the payment COMPLETED.
+  journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings, at: now, prefix: 'settle', after: 'cas' });
+  transactionEventsCte(ctx, s, [settled]);
+  historyCte(ctx, s, settled, 'PROCESSING', 'COMPLETED');
+  try {
+    await s.run(poolOf(ctx.prisma));
+    return true;
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'NOT_PROCESSING') return false;
+    throw err;
+  }
 }
