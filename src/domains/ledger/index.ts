@@ -5,3 +5,7 @@ export const ledgerModule: DomainModule = {
   name: 'ledger',
   routes: (api) => internalAccountRoutes(api),
 };
+
+export { InsufficientFundsError, postJournal } from './ledger.service.js';
+export { internalAccountResource } from './internal-accounts.resource.js';
+export { journalCtes } from './ledger.sql.js';

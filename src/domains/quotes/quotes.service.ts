@@ -6,7 +6,7 @@ import { recordEvent } from '../../platform/outbox.js';
 import { getConfig } from '../platforms/index.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
-import type { InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
+import type { Customer, InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
 import { postJournal } from '../ledger/ledger.service.js';
 import { getPayableExternalAccount } from '../external-accounts/external-accounts.service.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride } from '../fees/fee-rules.js';
@@ -17,6 +17,7 @@ import { holdPostings } from '../transactions/settlement.service.js';
 import { transitionTransaction } from '../transactions/transactions.repo.js';
 import { transactionResource } from '../transactions/transactions.resource.js';
 import { enqueueSubmit } from '../transactions/transactions.jobs.js';
+import { insertStartedPayment, startPendingPayment } from '../payments/money-path.repo.js';
 import { assertWithinTransactionLimit, countDailyUsage, toPolicyAmount } from '../agents/agents.policy.js';
 import { policyDecision } from '../agents/agents.model.js';
 import { requireQuoteAuthorization, requireScaSession } from '../sca/index.js';
@@ -26,7 +27,7 @@ import { fundingInstructions, resolveRealtimeSource, saveFundingInstructions, ty
 
 const field = (f: string, message: string) => new ValidationError([{ field: f, message }]);
 
-type ResolvedSource = InternalAccount & { platformCustomerId: string | null; realtime?: ResolvedRealtimeSource };
+type ResolvedSource = InternalAccount & { platformCustomerId: string | null; realtime?: ResolvedRealtimeSource; customer?: Customer };
 
 async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedSource> {
   if (body.source.sourceType === 'REALTIME_FUNDING') {
@@ -43,7 +44,7 @@ async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedS
     const customer = await ctx.db.customer.findUnique({ where: { id: account.customerId } });
     if (!customer || customer.isDeleted) throw new NotFoundError('USER_NOT_FOUND', 'The source account\'s customer was not found.');
     if (customer.status !== 'APPROVED') throw new ForbiddenError('USER_NOT_READY', `The customer's verification status is ${customer.status}; money movement needs APPROVED.`);
-    return { ...account, platformCustomerId: customer.platformCustomerId };
+    return { ...account, platformCustomerId: customer.platformCustomerId, customer };
   }
   return { ...account, platformCustomerId: null };
 }
@@ -131,7 +132,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   const source = await resolveSource(ctx, body);
   // Spec Authentication 4: an SCA customer needs a live session (409 SCA_SESSION_REQUIRED), and its
   // payment waits in PENDING_AUTHORIZATION for POST /quotes/{id}/authorize (src/domains/sca).
-  const sca = await requireScaSession(ctx, source.customerId);
+  const sca = await requireScaSession(ctx, source.customer ?? source.customerId);
   const dest = await resolveDestination(ctx, body, source);
   if (body.destination.currency && body.destination.currency !== dest.currency) throw field('destination.currency', `The destination account holds ${dest.currency}.`);
   if (dest.kind !== 'INTERNAL' && !body.purposeOfPayment && ctx.config.PURPOSE_OF_PAYMENT_REQUIRED_CURRENCIES.includes(dest.currency)) {
@@ -174,6 +175,13 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     createdAt: now,
     updatedAt: now,
   };
+  if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !umaPayment) {
+    // Issue 12: a platform's prefunded immediate payment is written by one statement (money-path.repo.ts).
+    const pending = pendingRows(ctx, { quoteId, transactionId, body, pricing, source, dest, expiresAt, common });
+    const { quote } = await insertStartedPayment(ctx, pending);
+    await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
+    return quote;
+  }
   const quote = await ctx.db.$transaction(async (tx) => {
     await tx.quote.create({
       data: {
@@ -225,6 +233,67 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   if (quote.afterCommit) await quote.afterCommit();
   if (quote.started) await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
   return quote.quote;
+}
+
+type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKind' | 'destinationAccountId' | 'paymentRail' | 'sendingCurrency' | 'receivingCurrency' | 'exchangeRate' | 'description' | 'remittanceInformation' | 'purposeOfPayment' | 'agentId' | 'createdAt' | 'updatedAt'> & { source: object; destination: object };
+
+/** The PENDING quote and transaction rows of a prefunded quote, as the database holds them. */
+function pendingRows(
+  ctx: Ctx,
+  i: { quoteId: string; transactionId: string; body: CreateQuoteBody; pricing: Pricing; source: ResolvedSource; dest: ResolvedDestination; expiresAt: Date; common: QuoteCommon },
+): { quote: Quote; transaction: Transaction } {
+  const quote: Quote = {
+    ...i.common,
+    id: i.quoteId,
+    platformId: ctx.platformId,
+    status: 'PENDING',
+    lockedSide: i.body.lockedCurrencySide,
+    lockedAmount: BigInt(i.body.lockedCurrencyAmount),
+    totalSendingAmount: i.pricing.totalSendingAmount,
+    totalReceivingAmount: i.pricing.totalReceivingAmount,
+    feesIncluded: i.pricing.feesIncluded,
+    platformFeesIncluded: i.pricing.platformFee,
+    serviceFeesIncluded: i.pricing.serviceFee,
+    senderCustomerInfo: (i.body.senderCustomerInfo ?? null) as Quote['senderCustomerInfo'],
+    transactionId: i.transactionId,
+    expiresAt: i.expiresAt,
+    executedAt: null,
+    lookupId: null,
+    umaPayment: null,
+    funding: 'ACCOUNT',
+    paymentInstructions: [],
+  };
+  const transaction: Transaction = {
+    ...i.common,
+    id: i.transactionId,
+    platformId: ctx.platformId,
+    quoteId: i.quoteId,
+    platformCustomerId: i.source.platformCustomerId,
+    status: 'PENDING',
+    type: 'OUTGOING',
+    direction: 'DEBIT',
+    identifierLast3: i.dest.identifierLast3,
+    sentAmount: i.pricing.totalSendingAmount,
+    receivedAmount: i.pricing.totalReceivingAmount,
+    fees: i.pricing.feesIncluded,
+    platformFees: i.pricing.platformFee,
+    serviceFees: i.pricing.serviceFee,
+    failureReason: null,
+    railReference: null,
+    submittedAt: null,
+    reconcileAfter: null,
+    settledAt: null,
+    refundStatus: null,
+    refundReference: null,
+    refundReason: null,
+    refundInitiatedAt: null,
+    refundSettledAt: null,
+    pendingReason: null,
+    approvalRequestedAt: null,
+    agentCountedAmount: null,
+    counterpartyInformation: null,
+  };
+  return { quote, transaction };
 }
 
 /**
@@ -297,6 +366,7 @@ export async function executeQuote(ctx: Ctx, id: string): Promise<Quote> {
   if (quote.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${quote.status}; only a PENDING quote can be executed.`, { status: quote.status });
   const agentAmount = ctx.agent ? await toPolicyAmount(ctx, ctx.agent, quote.totalSendingAmount, quote.sendingCurrency) : undefined;
   if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!);
+  if (!sca && !ctx.agent) return executePrefunded(ctx, quote);
   const outcome = await ctx.db
     .$transaction(async (tx) => {
       const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
@@ -313,4 +383,19 @@ export async function executeQuote(ctx: Ctx, id: string): Promise<Quote> {
   if (typeof outcome === 'function') await outcome();
   if (outcome === 'PROCESSING') await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: quote.transactionId });
   return getQuote(ctx, id);
+}
+
+/** A platform's execution of a prefunded quote: one statement (money-path.repo.ts). Errors as executeQuote. */
+async function executePrefunded(ctx: Ctx, quote: Quote): Promise<Quote> {
+  const t = await ctx.db.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
+  if (t.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${t.status}; only a PENDING quote can be executed.`, { status: t.status });
+  if (t.pendingReason) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was executed and waits for the platform\'s approval.', { pendingReason: t.pendingReason });
+  noteIdempotentResource(ctx, quote.id);
+  const started = await startPendingPayment(ctx, { quote, transaction: t }).catch((err) => {
+    // A concurrent execute (or the expiry sweep) won the compare-and-set.
+    if (err?.code === 'INVALID_STATE_TRANSITION') throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
+    throw err;
+  });
+  await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: quote.transactionId });
+  return started.quote;
 }
