@@ -522,10 +522,10 @@ async function settlementLag(w: World, ids: string[]): Promise<{ n: number; p50:
             percentile_cont(0.99) WITHIN GROUP (ORDER BY lag) AS p99,
             max(lag) AS max
      FROM (SELECT EXTRACT(EPOCH FROM (c.created_at - p.created_at)) * 1000 AS lag
-           FROM transaction_status_changes c
-           JOIN transaction_status_changes p ON p.transaction_id = c.transaction_id AND p.field = 'status' AND p.to_status = 'PROCESSING'
-           WHERE c.field = 'status' AND c.to_status = 'COMPLETED' AND c.transaction_id = ANY($1)) x`,
-    [ids],
+           FROM status_changes c
+           JOIN status_changes p ON p.platform_id = c.platform_id AND p.machine = 'transaction' AND p.resource_id = c.resource_id AND p.to_status = 'PROCESSING'
+           WHERE c.platform_id = $2 AND c.machine = 'transaction' AND c.to_status = 'COMPLETED' AND c.resource_id = ANY($1)) x`,
+    [ids, w.platformId],
   );
   const x = r.rows[0];
   return { n: x.n, p50: Math.round(Number(x.p50 ?? NaN)), p99: Math.round(Number(x.p99 ?? NaN)), max: Math.round(Number(x.max ?? NaN)) };

@@ -21,10 +21,17 @@ export interface OutboxEvent {
   data: unknown;
 }
 
-/** recordEvent for several events at once: one statement (the status moves of src/platform/state-machine.ts use it). */
-export async function recordEvents(tx: TenantTx, events: readonly OutboxEvent[]): Promise<string[]> {
+/**
+ * recordEvent for several events at once, in one statement (raw SQL: Prisma's createMany would wrap
+ * itself in a savepoint). Raw SQL is not scoped by tenantDb, hence `platformId`. Used by transition()
+ * (src/platform/state-machine.ts).
+ */
+export async function recordEvents(db: Pick<TenantTx, '$executeRaw'>, platformId: string, events: readonly OutboxEvent[]): Promise<string[]> {
   const rows = events.map((e) => ({ id: newId('Webhook'), type: e.type, data: toJson(e.data) }));
-  if (rows.length) await tx.webhookEvent.createMany({ data: rows as Prisma.WebhookEventCreateManyInput[] });
+  if (rows.length === 0) return [];
+  await db.$executeRaw`
+    INSERT INTO "webhook_events" ("id", "platform_id", "type", "data")
+    SELECT e."id", ${platformId}::text, e."type", e."data" FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e("id" text, "type" text, "data" jsonb)`;
   return rows.map((r) => r.id);
 }
 

@@ -270,11 +270,12 @@ async function moveRows<T extends StatusTable, S extends string, E extends strin
     const rows = raw.map((r) => toRow<RowOf<T>>(r));
     const events: OutboxEvent[] = [];
     if (opts.events) for (const r of rows) events.push(...([(await opts.events(r)) ?? []].flat() as OutboxEvent[]));
-    if (events.length) await recordEvents(q as TenantTx, events);
+    if (events.length) await recordEvents(q, scope.platformId, events);
     return rows;
   };
-  // Events are a second statement: they need a transaction, the caller's or one opened here.
-  if (opts.events && '$transaction' in db) return (db as TenantDb).$transaction((tx) => run(tx));
+  // Events are a second statement: they need a transaction, the caller's or one opened here. (A
+  // transaction client has $transaction too — nested ones are savepoints — but no $connect.)
+  if (opts.events && typeof (db as { $connect?: unknown }).$connect === 'function') return (db as TenantDb).$transaction((tx) => run(tx));
   return run(db);
 }
 

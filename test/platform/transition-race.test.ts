@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { aCard, aCardholder } from '../cards/helpers.js';
+import { ctxFor, type Ctx } from '../../src/deps.js';
+import type { TenantTx } from '../../src/platform/db.js';
+import { onStatement } from '../../src/platform/db.js';
+import { IllegalTransitionError } from '../../src/platform/state-machine.js';
+import { transitionCard } from '../../src/domains/cards/cards.repo.js';
+import type { CardEvent } from '../../src/domains/cards/cards.model.js';
+import type { Card } from '../../src/generated/prisma/client.js';
+
+/**
+ * transition() (src/platform/state-machine.ts) under concurrency, against the real database: two moves
+ * of one row where the second waits on the first's row lock. The loser's compare-and-set changes
+ * nothing and it raises exactly what the same move raises when it is simply illegal.
+ */
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv();
+});
+afterAll(() => env.close());
+
+interface Raced<T> {
+  winner: T;
+  loser: unknown;
+}
+
+/** Backends of this test's database waiting for a lock (the second move, blocked by the first). */
+async function lockWaiters(): Promise<number> {
+  const rows = await env.deps.prisma.$queryRaw<Array<{ n: number }>>`
+    SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+  return rows[0]!.n;
+}
+
+/**
+ * Runs `first` in a transaction that stays open after its move, starts `second` (which then waits for
+ * the row lock), and commits the first only once the second is seen waiting: a lost race, every time.
+ */
+async function race<T>(ctx: Ctx, first: (tx: TenantTx) => Promise<T>, second: (tx: TenantTx) => Promise<unknown>): Promise<Raced<T>> {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let moved!: () => void;
+  const firstMoved = new Promise<void>((r) => (moved = r));
+  const winner = ctx.db.$transaction(async (tx) => {
+    const result = await first(tx);
+    moved();
+    await gate;
+    return result;
+  });
+  await firstMoved;
+  const loser = ctx.db.$transaction((tx) => second(tx)).then(
+    (r) => ({ moved: r }),
+    (err: unknown) => err,
+  );
+  await eventually(async () => (await lockWaiters()) > 0);
+  release();
+  return { winner: await winner, loser: await loser };
+}
+
+async function cardRow(p: TestPlatform): Promise<{ ctx: Ctx; card: Card }> {
+  const h = await aCardholder(env, p);
+  const created = await aCard(p, h.customerId, h.usdb);
+  const ctx = ctxFor(env.deps, p.platformId);
+  return { ctx, card: await ctx.db.card.findUniqueOrThrow({ where: { id: created.id } }) };
+}
+
+const asError = (e: unknown) => {
+  const err = e as IllegalTransitionError;
+  return { class: err?.constructor, status: err?.status, code: err?.code, message: err?.message, details: err?.details };
+};
+
+async function historyOf(ctx: Ctx, cardId: string) {
+  const rows = await ctx.db.statusChange.findMany({ where: { machine: 'card', resourceId: cardId }, orderBy: { id: 'asc' } });
+  return rows.map((r) => `${r.event}: ${r.fromStatus}>${r.toStatus}`);
+}
+
+async function stateEvents(ctx: Ctx): Promise<number> {
+  return ctx.db.webhookEvent.count({ where: { type: 'CARD.STATE_CHANGE' } });
+}
+
+describe('a lost race raises the same error as an illegal move', () => {
+  it('two concurrent freezes of one card: one moves it, the other raises what freezing a FROZEN card raises, and writes nothing', async () => {
+    const p = await env.platform();
+    const { ctx, card } = await cardRow(p);
+    const freeze = (tx: TenantTx) => transitionCard(ctx, tx, card, 'freeze');
+    const { winner, loser } = await race(ctx, freeze, freeze);
+    expect(winner.state).toBe('FROZEN');
+    expect(loser).toBeInstanceOf(IllegalTransitionError);
+
+    const illegal = await ctx.db.$transaction((tx) => transitionCard(ctx, tx, { ...card, state: 'FROZEN' }, 'freeze')).catch((e: unknown) => e);
+    expect(illegal).toBeInstanceOf(IllegalTransitionError);
+    expect(asError(loser)).toEqual(asError(illegal));
+    expect(asError(loser)).toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION', details: { event: 'freeze', from: 'FROZEN', resourceId: card.id } });
+
+    expect(await historyOf(ctx, card.id)).toEqual(['freeze: ACTIVE>FROZEN']);
+    expect(await stateEvents(ctx)).toBe(1);
+  });
+
+  it('two concurrent closes (a move allowed from two states): the loser raises what closing a CLOSED card raises', async () => {
+    const p = await env.platform();
+    const { ctx, card } = await cardRow(p);
+    const close = (tx: TenantTx) => transitionCard(ctx, tx, card, 'close');
+    const { winner, loser } = await race(ctx, close, close);
+    expect(winner).toMatchObject({ state: 'CLOSED', stateReason: 'CLOSED_BY_PLATFORM', cardholderSlot: null });
+
+    const illegal = await ctx.db.$transaction((tx) => transitionCard(ctx, tx, { ...card, state: 'CLOSED' }, 'close')).catch((e: unknown) => e);
+    expect(asError(loser)).toEqual(asError(illegal));
+    expect(asError(loser)).toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION', details: { from: 'CLOSED' } });
+    expect(await historyOf(ctx, card.id)).toEqual(['close: ACTIVE>CLOSED']);
+    expect(await stateEvents(ctx)).toBe(1);
+  });
+
+  it('a move that waited for a concurrent one and is still allowed records the status it actually replaced', async () => {
+    const p = await env.platform();
+    const { ctx, card } = await cardRow(p);
+    // The close read the card ACTIVE; the freeze committed first, so the close replaces FROZEN.
+    const { loser } = await race(
+      ctx,
+      (tx) => transitionCard(ctx, tx, card, 'freeze'),
+      (tx) => transitionCard(ctx, tx, card, 'close'),
+    );
+    expect(loser).toMatchObject({ moved: { state: 'CLOSED' } });
+    expect(await historyOf(ctx, card.id)).toEqual(['freeze: ACTIVE>FROZEN', 'close: FROZEN>CLOSED']);
+    expect(await stateEvents(ctx)).toBe(2);
+  });
+});
+
+describe('what a move costs', () => {
+  it('a card move is one statement for the compare-and-set and its history row, one for its event', async () => {
+    const p = await env.platform();
+    const { ctx, card } = await cardRow(p);
+    const seen: string[] = [];
+    const stop = onStatement(env.deps.prisma, (sql) => seen.push(sql));
+    try {
+      await ctx.db.$transaction((tx) => transitionCard(ctx, tx, card, 'freeze' satisfies CardEvent));
+    } finally {
+      stop();
+    }
+    const statements = seen.filter((s) => !/^\s*(BEGIN|COMMIT|ROLLBACK)/i.test(s));
+    expect(statements, statements.join("\n---\n")).toHaveLength(2);
+    expect(statements[0]).toMatch(/UPDATE "cards"[\s\S]*INSERT INTO "status_changes"/);
+    expect(statements[1]).toMatch(/INSERT INTO "webhook_events"/);
+  });
+
+  it('another platform\'s row does not move: the move raises as for a missing row and writes nothing', async () => {
+    const owner = await env.platform();
+    const { card } = await cardRow(owner);
+    const other = await env.platform();
+    const ctx = ctxFor(env.deps, other.platformId);
+    const err = await ctx.db.$transaction((tx) => transitionCard(ctx, tx, card, 'freeze')).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION', details: { from: null } });
+    const ownerCtx = ctxFor(env.deps, owner.platformId);
+    expect((await ownerCtx.db.card.findUniqueOrThrow({ where: { id: card.id } })).state).toBe('ACTIVE');
+    expect(await historyOf(ownerCtx, card.id)).toEqual([]);
+  });
+});
