@@ -161,6 +161,12 @@ export interface MoveScope {
   clock: Clock;
 }
 
+/** transitionWhere() only: a worker's sweep may move rows of several platforms, named explicitly. */
+export interface SweepScope {
+  platformId: string | readonly string[];
+  clock: Clock;
+}
+
 /** Extra columns a move writes (camelCase, as the row type): values, or SQL such as `attempt_count + 1`. */
 export type SetColumns<Row> = { [K in keyof Row]?: Row[K] | Prisma.Sql };
 
@@ -187,7 +193,8 @@ export interface MoveOptions<Row> {
   onMiss?: (current: Row | null) => Error | undefined;
 }
 
-type Db = TenantTx | TenantDb;
+/** A tenant-scoped client or transaction (or, for a cross-platform sweep, the unscoped one): only raw SQL is used. */
+type Db = Pick<TenantTx, '$queryRaw' | '$executeRaw'>;
 type Awaitable<T> = T | Promise<T>;
 
 /**
@@ -243,7 +250,7 @@ export async function tryTransition<T extends StatusTable, S extends string, E e
  */
 export async function transitionWhere<T extends StatusTable, S extends string, E extends string>(
   db: Db,
-  scope: MoveScope,
+  scope: SweepScope,
   binding: StatusColumn<T, S, E>,
   event: E,
   match: Prisma.Sql,
@@ -258,7 +265,7 @@ const SQL_STATUS_CHANGE_ID = Prisma.sql`'StatusChange:' || encode(set_bit(set_bi
 
 async function moveRows<T extends StatusTable, S extends string, E extends string>(
   db: Db,
-  scope: MoveScope,
+  scope: SweepScope,
   binding: StatusColumn<T, S, E>,
   event: E,
   match: Prisma.Sql,
@@ -268,19 +275,25 @@ async function moveRows<T extends StatusTable, S extends string, E extends strin
   const run = async (q: Db): Promise<RowOf<T>[]> => {
     const raw = await q.$queryRaw<Record<string, unknown>[]>(moveStatement(scope, binding, event, match, historyId, opts));
     const rows = raw.map((r) => toRow<RowOf<T>>(r));
-    const events: OutboxEvent[] = [];
-    if (opts.events) for (const r of rows) events.push(...([(await opts.events(r)) ?? []].flat() as OutboxEvent[]));
-    if (events.length) await recordEvents(q, scope.platformId, events);
+    const byPlatform = new Map<string, OutboxEvent[]>();
+    if (opts.events) {
+      for (const r of rows) {
+        const events = [(await opts.events(r)) ?? []].flat() as OutboxEvent[];
+        const platformId = platformOf(binding, r);
+        if (events.length) byPlatform.set(platformId, [...(byPlatform.get(platformId) ?? []), ...events]);
+      }
+    }
+    for (const [platformId, events] of byPlatform) await recordEvents(q, platformId, events);
     return rows;
   };
   // Events are a second statement: they need a transaction, the caller's or one opened here. (A
   // transaction client has $transaction too — nested ones are savepoints — but no $connect.)
-  if (opts.events && typeof (db as { $connect?: unknown }).$connect === 'function') return (db as TenantDb).$transaction((tx) => run(tx));
+  if (opts.events && typeof (db as { $connect?: unknown }).$connect === 'function') return (db as TenantDb).$transaction((tx: TenantTx) => run(tx));
   return run(db);
 }
 
 function moveStatement<T extends StatusTable, S extends string, E extends string>(
-  scope: MoveScope,
+  scope: SweepScope,
   binding: StatusColumn<T, S, E>,
   event: E,
   match: Prisma.Sql,
@@ -299,7 +312,8 @@ function moveStatement<T extends StatusTable, S extends string, E extends string
     ...(present.length ? [Prisma.sql`${column} = ANY(${present}::text[])`] : []),
     ...(present.length < move.from.length ? [Prisma.sql`${column} IS NULL`] : []),
   ];
-  const predicate = Prisma.sql`${match} AND ${ident(meta.scope)} = ${scope.platformId} AND (${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;
+  const platforms = typeof scope.platformId === 'string' ? Prisma.sql`= ${scope.platformId}` : Prisma.sql`= ANY(${[...scope.platformId]}::text[])`;
+  const predicate = Prisma.sql`${match} AND ${ident(meta.scope)} ${platforms} AND (${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;
   const set = (opts.set ?? {}) as Record<string, unknown>;
   const assignments = [
     Prisma.sql`${column} = ${stored(move.to)}::text`,
@@ -312,7 +326,7 @@ function moveStatement<T extends StatusTable, S extends string, E extends string
   const fromStatus = single ? Prisma.sql`${move.from[0]}::text` : Prisma.sql`COALESCE(moved."__from", ${lifecycle.absent ?? null}::text)`;
   const history = Prisma.sql`history AS (
     INSERT INTO "status_changes" ("id", "platform_id", "machine", "resource_id", "event", "from_status", "to_status", "reason", "created_at")
-    SELECT ${historyId}, ${scope.platformId}::text, ${binding.machine}::text, moved."id", ${event}::text, ${fromStatus}, ${move.to}::text, ${opts.reason ?? null}::text, ${at}::timestamptz
+    SELECT ${historyId}, moved.${ident(meta.scope)}, ${binding.machine}::text, moved."id", ${event}::text, ${fromStatus}, ${move.to}::text, ${opts.reason ?? null}::text, ${at}::timestamptz
       FROM moved
   )`;
   if (single) {
@@ -327,6 +341,10 @@ async function readRow<T extends StatusTable>(db: Db, scope: MoveScope, binding:
   const scopeColumn = ident(STATUS_TABLES[binding.table].scope);
   const raw = await db.$queryRaw<Record<string, unknown>[]>`SELECT * FROM ${ident(binding.table)} WHERE "id" = ${id} AND ${scopeColumn} = ${scope.platformId}`;
   return raw[0] ? toRow<RowOf<T>>(raw[0]) : null;
+}
+
+function platformOf(binding: StatusColumn<StatusTable, string, string>, row: object): string {
+  return (row as Record<string, string>)[camelCase(STATUS_TABLES[binding.table].scope)]!;
 }
 
 function statusIn(binding: StatusColumn<StatusTable, string, string>, row: object): string | null {

@@ -7,7 +7,8 @@ import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
 import { NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
 import { deliveryStatus, recordAttempt } from './webhooks.repo.js';
-import { transition } from '../../platform/state-machine.js';
+import { transition, transitionWhere } from '../../platform/state-machine.js';
+import { Prisma } from '../../generated/prisma/client.js';
 
 export const WEBHOOK_QUEUE = 'webhooks';
 
@@ -74,14 +75,18 @@ export async function relayOutbox(deps: AppDeps): Promise<number> {
       await enqueueDelivery(deps, deliverable.map((r) => ({ id: r.id, platformId: r.platform_id, attemptCount: r.attempt_count, due: r.created_at })));
     }
     const deliverableIds = deliverable.map((r) => r.id);
-    const undeliverableIds = rows.filter((r) => !r.has_endpoint).map((r) => r.id);
-    await tx.$executeRaw`
-      UPDATE webhook_events SET relayed_at = ${now}, retry_window_started_at = ${now},
-             next_attempt_at = CASE WHEN id = ANY(${deliverableIds}) THEN created_at END,
-             delivery_status = CASE WHEN id = ANY(${deliverableIds}) THEN delivery_status ELSE 'UNDELIVERABLE' END,
-             last_error = CASE WHEN id = ANY(${deliverableIds}) THEN last_error ELSE 'WEBHOOK_ENDPOINT_NOT_SET' END
-       WHERE id = ANY(${rows.map((r) => r.id)})`;
-    return { relayed: rows.length, undeliverable: undeliverableIds.length };
+    const undeliverable = rows.filter((r) => !r.has_endpoint);
+    if (deliverableIds.length > 0) {
+      await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, retry_window_started_at = ${now}, next_attempt_at = created_at WHERE id = ANY(${deliverableIds})`;
+    }
+    if (undeliverable.length > 0) {
+      // A status move like any other (history row included): one statement for the whole batch.
+      const scope = { platformId: [...new Set(undeliverable.map((r) => r.platform_id))], clock: deps.clock };
+      await transitionWhere(tx, scope, deliveryStatus, 'markUndeliverable', Prisma.sql`"id" = ANY(${undeliverable.map((r) => r.id)}::text[])`, {
+        set: { relayedAt: now, retryWindowStartedAt: now, nextAttemptAt: null, lastError: 'WEBHOOK_ENDPOINT_NOT_SET' },
+      });
+    }
+    return { relayed: rows.length, undeliverable: undeliverable.length };
   });
   if (result.undeliverable > 0) await incrementCounter(deps, 'webhook_deliveries', 'undeliverable', result.undeliverable);
   return result.relayed;
