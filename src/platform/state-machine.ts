@@ -6,6 +6,7 @@ import type {
 import type { Clock } from './clock.js';
 import type { TenantDb, TenantTx } from './db.js';
 import { ConflictError, invariant } from './errors.js';
+import type { IdempotencyClaim } from './idempotency.js';
 import { newId } from './ids.js';
 import { recordEvents, type OutboxEvent } from './outbox.js';
 
@@ -159,12 +160,15 @@ export function statusColumn<T extends StatusTable, S extends string, E extends 
 export interface MoveScope {
   platformId: string;
   clock: Clock;
+  /** The request's Idempotency-Key: a move made outside a transaction then opens one, so the key is recorded with it. */
+  idempotency?: IdempotencyClaim;
 }
 
 /** transitionWhere() only: a worker's sweep may move rows of several platforms, named explicitly. */
 export interface SweepScope {
   platformId: string | readonly string[];
   clock: Clock;
+  idempotency?: IdempotencyClaim;
 }
 
 /** Extra columns a move writes (camelCase, as the row type): values, or SQL such as `attempt_count + 1`. */
@@ -286,9 +290,12 @@ async function moveRows<T extends StatusTable, S extends string, E extends strin
     for (const [platformId, events] of byPlatform) await recordEvents(q, platformId, events);
     return rows;
   };
-  // Events are a second statement: they need a transaction, the caller's or one opened here. (A
+  // Events are a second statement, and a request's Idempotency-Key is recorded by the transaction of its
+  // effect (src/platform/idempotency.ts): both need a transaction, the caller's or one opened here. (A
   // transaction client has $transaction too — nested ones are savepoints — but no $connect.)
-  if (opts.events && typeof (db as { $connect?: unknown }).$connect === 'function') return (db as TenantDb).$transaction((tx: TenantTx) => run(tx));
+  const isClient = typeof (db as { $connect?: unknown }).$connect === 'function';
+  const claimOpen = scope.idempotency !== undefined && !scope.idempotency.committed;
+  if (isClient && (opts.events || claimOpen)) return (db as TenantDb).$transaction((tx: TenantTx) => run(tx));
   return run(db);
 }
 
