@@ -10,6 +10,7 @@ import { InsufficientFundsError, journalCtes } from '../ledger/index.js';
 import { holdPostings } from './payment-postings.js';
 import { transactionResource } from '../transactions/transactions.resource.js';
 import { eventPrefix } from '../transactions/transactions.repo.js';
+import { quoteLifecycle, transactionLifecycle, transactionTransitions } from '../transactions/transactions.model.js';
 
 /**
  * Issue 12: the money path in one statement each. A platform's prefunded payment (no SCA, no agent
@@ -80,7 +81,7 @@ async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, even
   const now = t.updatedAt;
   transactionEventsCte(ctx, s, eventStates);
   journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, postings: holdPostings(t), at: now, prefix: 'hold', after });
-  historyCte(ctx, s, t, 'PENDING', 'PROCESSING');
+  historyCte(ctx, s, t, 'execute');
   const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
   if (claim) {
     claim.resourceId = started.quote.id;
@@ -103,9 +104,14 @@ function transactionEventsCte(ctx: Ctx, s: OneStatement, states: Transaction[]):
   s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId: ctx.platformId, type: `${eventPrefix(state)}.${state.status}`, data: toJson(transactionResource(state)) })));
 }
 
-/** CTE `h`: the transaction's status history row. */
-function historyCte(ctx: Ctx, s: OneStatement, t: Transaction, from: string, to: string, reason?: string): void {
-  s.insert('h', 'transaction_status_changes', [{ id: newId('Request').replace('Request:', 'TxChange:'), platformId: ctx.platformId, transactionId: t.id, field: 'status', fromStatus: from, toStatus: to, reason: reason ?? null, createdAt: t.updatedAt }]);
+/**
+ * CTE `h`: the status_changes rows of `event` (transactions.model.ts), for the transaction and its quote,
+ * as transition() (src/platform/state-machine.ts) writes them on the general path.
+ */
+function historyCte(ctx: Ctx, s: OneStatement, t: Transaction, event: 'execute' | 'complete', reason?: string): void {
+  const move = transactionTransitions[event];
+  const moved = [{ machine: transactionLifecycle.name, resourceId: t.id }, ...(t.quoteId ? [{ machine: quoteLifecycle.name, resourceId: t.quoteId }] : [])];
+  s.insert('h', 'status_changes', moved.map((m) => ({ id: newId('StatusChange'), platformId: ctx.platformId, ...m, event, fromStatus: move.from[0], toStatus: move.to, reason: reason ?? null, createdAt: t.updatedAt })));
 }
 
 /** The rail's answer to a submission, stored with the settlement when it completed at once. */
@@ -144,7 +150,7 @@ export async function settlePayment(ctx: Ctx, t: Transaction, postings: Posting[
   // Events in the general path's order: the balances moved, then the payment COMPLETED.
   journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings, at: now, prefix: 'settle', after: 'cas' });
   transactionEventsCte(ctx, s, [settled]);
-  historyCte(ctx, s, settled, 'PROCESSING', 'COMPLETED');
+  historyCte(ctx, s, settled, 'complete');
   try {
     await s.run(poolOf(ctx.prisma));
     return true;

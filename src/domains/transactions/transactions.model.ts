@@ -1,4 +1,4 @@
-import type { TransitionTable } from '../../platform/state-machine.js';
+import { defineLifecycle, type TransitionTable } from '../../platform/state-machine.js';
 
 /** Decisions Part B §3.1: the outgoing status set (quotes use the same values). */
 export const TRANSACTION_STATUSES = ['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
@@ -21,15 +21,49 @@ export const transactionTransitions = {
 } as const satisfies TransitionTable<TransactionStatus>;
 export type TransactionEvent = keyof typeof transactionTransitions;
 
-export const REFUND_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
+export const TERMINAL_STATUSES: readonly TransactionStatus[] = ['EXPIRED', 'FAILED'];
+
+/** The money-moving lifecycle (decisions Part B §3.1). COMPLETED is not final: a bank may return the payment. */
+export const transactionLifecycle = defineLifecycle({
+  name: 'transaction',
+  label: 'The transaction',
+  statuses: TRANSACTION_STATUSES,
+  transitions: transactionTransitions,
+  terminal: TERMINAL_STATUSES,
+});
+
+/**
+ * A quote's status is its transaction's (Part B §3.1: the same values): it makes every move of the
+ * transaction's table, in the same database transaction, with its own history rows (machine `quote`).
+ */
+export const quoteLifecycle = defineLifecycle({
+  name: 'quote',
+  label: 'The quote',
+  statuses: TRANSACTION_STATUSES,
+  transitions: transactionTransitions,
+  terminal: TERMINAL_STATUSES,
+});
+
+/** A transaction's refund; NONE is the NULL column (no refund started). */
+export const REFUND_STATUSES = ['NONE', 'PENDING', 'COMPLETED', 'FAILED'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 export const refundTransitions = {
+  /** A FAILED payment whose money was held or sent is refunded automatically (B§6.2). */
+  start: { from: ['NONE'], to: 'PENDING' },
   complete: { from: ['PENDING'], to: 'COMPLETED' },
   fail: { from: ['PENDING'], to: 'FAILED' },
 } as const satisfies TransitionTable<RefundStatus>;
+export type RefundEvent = keyof typeof refundTransitions;
 
-export const TERMINAL_STATUSES: readonly TransactionStatus[] = ['EXPIRED', 'FAILED'];
+export const refundLifecycle = defineLifecycle({
+  name: 'refund',
+  label: 'The refund',
+  statuses: REFUND_STATUSES,
+  absent: 'NONE',
+  transitions: refundTransitions,
+  terminal: ['COMPLETED', 'FAILED'],
+});
 
 /** Failure reasons that start a refund with reason USER_CANCELLATION rather than TRANSACTION_FAILED. */
 export function refundReasonFor(failureReason: string | null): 'USER_CANCELLATION' | 'TRANSACTION_FAILED' {
