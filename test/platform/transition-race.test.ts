@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { aCard, aCardholder } from '../cards/helpers.js';
+import { anActiveExternalAccount, anApprovedCustomer, fund, usdBankAccount } from '../helpers/builders.js';
 import { ctxFor, type Ctx } from '../../src/deps.js';
 import type { TenantTx } from '../../src/platform/db.js';
 import { onStatement } from '../../src/platform/db.js';
 import { IllegalTransitionError } from '../../src/platform/state-machine.js';
 import { transitionCard } from '../../src/domains/cards/cards.repo.js';
+import { transitionTransaction } from '../../src/domains/transactions/transactions.repo.js';
 import type { CardEvent } from '../../src/domains/cards/cards.model.js';
-import type { Card } from '../../src/generated/prisma/client.js';
+import type { Card, Transaction } from '../../src/generated/prisma/client.js';
 
 /**
  * transition() (src/platform/state-machine.ts) under concurrency, against the real database: two moves
@@ -122,6 +124,41 @@ describe('a lost race raises the same error as an illegal move', () => {
     expect(loser).toMatchObject({ moved: { state: 'CLOSED' } });
     expect(await historyOf(ctx, card.id)).toEqual(['freeze: ACTIVE>FROZEN', 'close: FROZEN>CLOSED']);
     expect(await stateEvents(ctx)).toBe(2);
+  });
+});
+
+/** A PENDING quote and its transaction (nothing held yet). */
+async function pendingPayment(p: TestPlatform): Promise<{ ctx: Ctx; t: Transaction }> {
+  const workers = env.startWorkers();
+  const dest = await anActiveExternalAccount(p, usdBankAccount('123456003')).finally(() => workers.close());
+  const c = await anApprovedCustomer(env, p, ['USD']);
+  await fund(p, c.accounts.USD!, 10_000);
+  const res = await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000 } });
+  expect(res.statusCode, res.body).toBe(201);
+  const ctx = ctxFor(env.deps, p.platformId);
+  return { ctx, t: await ctx.db.transaction.findUniqueOrThrow({ where: { id: res.json().transactionId } }) };
+}
+
+describe('a lost race on the money lifecycle', () => {
+  it('two concurrent cancels of a PENDING payment: the loser raises what cancelling a FAILED payment raises; the payment and its quote move once', async () => {
+    const p = await env.platform();
+    const { ctx, t } = await pendingPayment(p);
+    const cancel = (tx: TenantTx) => transitionTransaction(ctx, tx, t, 'cancel', { failureReason: 'USER_CANCELLATION' }, 'USER_CANCELLATION');
+    const { winner, loser } = await race(ctx, cancel, cancel);
+    expect(winner).toMatchObject({ status: 'FAILED', failureReason: 'USER_CANCELLATION' });
+
+    const illegal = await ctx.db.$transaction((tx) => transitionTransaction(ctx, tx, { ...t, status: 'FAILED' }, 'cancel')).catch((e: unknown) => e);
+    expect(illegal).toBeInstanceOf(IllegalTransitionError);
+    expect(asError(loser)).toEqual(asError(illegal));
+    expect(asError(loser)).toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION', details: { event: 'cancel', from: 'FAILED', resourceId: t.id } });
+
+    const history = await ctx.db.statusChange.findMany({ where: { resourceId: { in: [t.id, t.quoteId!] } }, orderBy: { id: 'asc' } });
+    expect(history.map((h) => `${h.machine} ${h.event}: ${h.fromStatus}>${h.toStatus} (${h.reason})`)).toEqual([
+      'transaction cancel: PENDING>FAILED (USER_CANCELLATION)',
+      'quote cancel: PENDING>FAILED (null)',
+    ]);
+    expect((await ctx.db.quote.findUniqueOrThrow({ where: { id: t.quoteId! } })).status).toBe('FAILED');
+    expect(await ctx.db.webhookEvent.count({ where: { type: 'OUTGOING_PAYMENT.FAILED' } })).toBe(1);
   });
 });
 

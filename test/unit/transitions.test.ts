@@ -10,6 +10,7 @@ import { invitationLifecycle } from '../../src/domains/invitations/invitations.m
 import { bankLinkLifecycle } from '../../src/domains/plaid/plaid.model.js';
 import { bulkImportLifecycle } from '../../src/domains/bulk-customers/bulk-customers.model.js';
 import { deliveryLifecycle } from '../../src/domains/webhooks/webhooks.model.js';
+import { quoteLifecycle, refundLifecycle, transactionLifecycle } from '../../src/domains/transactions/transactions.model.js';
 
 /**
  * Every lifecycle's documented moves, written out independently of its transition table as
@@ -25,7 +26,31 @@ interface Documented {
   code: string;
 }
 
+/** Decisions Part B §3.1, §6.2 and A17: the payment's moves (its quote makes the same ones). */
+const PAYMENT_MOVES = [
+  'execute: PENDING>PROCESSING',
+  'requireAuthorization: PENDING>PENDING_AUTHORIZATION',
+  'authorize: PENDING_AUTHORIZATION>PROCESSING',
+  'authorizationExpired: PENDING_AUTHORIZATION>FAILED',
+  'expire: PENDING>EXPIRED',
+  'complete: PROCESSING>COMPLETED',
+  'fail: PROCESSING>FAILED',
+  'bankReturn: COMPLETED>FAILED',
+  'reject: PENDING>FAILED',
+  'cancel: PENDING>FAILED', 'cancel: PENDING_AUTHORIZATION>FAILED', 'cancel: PROCESSING>FAILED',
+];
+
 const DOCUMENTED: Documented[] = [
+  // The lifecycle that moves money: COMPLETED is not final (a bank may return the payment).
+  { lifecycle: transactionLifecycle, moves: PAYMENT_MOVES, terminal: ['FAILED', 'EXPIRED'], code: 'INVALID_STATE_TRANSITION' },
+  { lifecycle: quoteLifecycle, moves: PAYMENT_MOVES, terminal: ['FAILED', 'EXPIRED'], code: 'INVALID_STATE_TRANSITION' },
+  {
+    // B§6.2: a failed payment's automatic refund; NONE: no refund started (a NULL column).
+    lifecycle: refundLifecycle,
+    moves: ['start: NONE>PENDING', 'complete: PENDING>COMPLETED', 'fail: PENDING>FAILED'],
+    terminal: ['COMPLETED', 'FAILED'],
+    code: 'INVALID_STATE_TRANSITION',
+  },
   {
     // Spec "Customer verification status"; A10 (HOLD entered by the provider, left by a new submission).
     lifecycle: customerStatusMachine,
