@@ -21,6 +21,9 @@ export function createQueues(names: readonly string[], connection: ConnectionOpt
   const out: Queues = {};
   for (const name of names) {
     out[name] = new Queue(name, { connection, prefix: queuePrefix({ REDIS_PREFIX: prefix }), defaultJobOptions: DEFAULT_JOB_OPTIONS });
+    // A queue re-emits its connection's errors on every reconnection attempt; the process's own Redis
+    // client (createRedis) reports the outage once, so the queue's copies are dropped here.
+    out[name].on('error', () => undefined);
   }
   return out;
 }

@@ -57,9 +57,35 @@ export function redisConnection(t: RedisTopology, forBullmq: boolean): RedisOpti
  * The app's own client (caches, rate limits, counters). A URL string (tests, CLIs) means standalone.
  * A Cluster answers the same commands; it is typed as Redis for the callers.
  */
-export function createRedis(urlOrTopology: string | RedisTopology, opts: { forBullmq?: boolean } = {}): Redis {
+export function createRedis(urlOrTopology: string | RedisTopology, opts: { forBullmq?: boolean; logger?: OutageLogger } = {}): Redis {
   const t = typeof urlOrTopology === 'string' ? { REDIS_URL: urlOrTopology } : urlOrTopology;
   const conn = redisConnection(t, opts.forBullmq ?? false);
-  if (conn instanceof Cluster) return conn as unknown as Redis;
-  return new Redis({ ...conn, lazyConnect: false, enableReadyCheck: true });
+  const client = conn instanceof Cluster ? (conn as unknown as Redis) : new Redis({ ...conn, lazyConnect: false, enableReadyCheck: true });
+  logOutages(client, 'redis', opts.logger);
+  return client;
+}
+
+/** The part of a pino logger outage reports need. */
+export interface OutageLogger {
+  warn(obj: object, msg: string): void;
+  info(msg: string): void;
+}
+
+/**
+ * One warning when `emitter` (a Redis client, a BullMQ queue) loses its server and one line when it is
+ * back — instead of ioredis's "Unhandled error event" on every reconnection attempt. ioredis and BullMQ
+ * reconnect by themselves; callers see their commands fail (or wait) meanwhile.
+ */
+export function logOutages(emitter: { on(event: string, fn: (...args: any[]) => void): unknown }, what: string, logger?: OutageLogger): void {
+  let down = false;
+  emitter.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    logger?.warn({ err: err.message, what }, `${what} unavailable; reconnecting`);
+  });
+  emitter.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger?.info(`${what} available again`);
+  });
 }

@@ -118,7 +118,8 @@ function historyCte(ctx: Ctx, s: OneStatement, t: Transaction, event: 'execute' 
 export interface RailSubmission {
   reference: string;
   submittedAt: Date;
-  reconcileAfter: Date;
+  /** When reconciliation should look at it; null: never (settled for good, no bank return to watch for). */
+  reconcileAfter: Date | null;
 }
 
 /**
@@ -136,7 +137,7 @@ export async function settlePayment(ctx: Ctx, t: Transaction, postings: Posting[
   const sub = submission
     ? `, rail_reference = COALESCE(rail_reference, ${s.param(submission.reference)}),
          submitted_at = CASE WHEN rail_reference IS NULL THEN ${s.param(submission.submittedAt)}::timestamptz ELSE submitted_at END,
-         reconcile_after = CASE WHEN rail_reference IS NULL THEN ${s.param(submission.reconcileAfter)}::timestamptz ELSE reconcile_after END`
+         reconcile_after = ${submission.reconcileAfter === null ? 'NULL' : `CASE WHEN rail_reference IS NULL THEN ${s.param(submission.reconcileAfter)}::timestamptz ELSE reconcile_after END`}`
     : '';
   s.with(
     'cas',

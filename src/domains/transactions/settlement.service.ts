@@ -207,9 +207,12 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
     throw err;
   }
   if (result.status === 'COMPLETED') {
-    // Issue 12: the rail's reference and the settlement in one statement (money-path.repo.ts).
-    await settlePayment(ctx, t, await settlePostings(ctx.db, t), submission(deps, ctx, t, result.reference));
-    return result.pollAfterMs ? { next: 'POLL', afterMs: Math.max(result.pollAfterMs, deps.config.PAYMENT_POLL_MIN_MS) } : { next: 'DONE' };
+    // Issue 12: the rail's reference and the settlement in one statement (money-path.repo.ts). Without a
+    // bank return to watch for, the statement also ends the check schedule, so nothing is left to schedule.
+    const watch = result.pollAfterMs ? { next: 'POLL' as const, afterMs: Math.max(result.pollAfterMs, deps.config.PAYMENT_POLL_MIN_MS) } : undefined;
+    const sub = submission(deps, ctx, t, result.reference);
+    await settlePayment(ctx, t, await settlePostings(ctx.db, t), watch ? sub : { ...sub, reconcileAfter: null });
+    return watch ?? { next: 'SKIP' };
   }
   await recordSubmission(deps, ctx, t, result.reference);
   return applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS);
