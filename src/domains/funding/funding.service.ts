@@ -7,11 +7,11 @@ import type { Deposit } from '../../generated/prisma/client.js';
 import { depositDetectorFor } from '../../adapters/deposits/index.js';
 import { systemAccount } from '../ledger/ledger.model.js';
 import { postJournal } from '../ledger/ledger.service.js';
-import { startExecution } from '../quotes/quotes.service.js';
+import { startExecution } from '../payments/quotes.service.js';
 import { agentActorOf } from '../agents/agents.service.js';
 import { toPolicyAmount } from '../agents/agents.policy.js';
 import type { DomainError } from '../../platform/errors.js';
-import { enqueueSubmit } from '../transactions/transactions.jobs.js';
+import { enqueueSubmit } from '../payments/transactions.jobs.js';
 
 export interface DetectedDeposit {
   /** The detector's id of the deposit (transaction hash, bank trace number): a repeat is recorded once. */

@@ -16,9 +16,9 @@ import { receiveSandboxUmaPayment } from '../uma/uma.incoming.js';
 import { normalizeUmaAddress } from '../uma/uma.model.js';
 import { getExchangeRate } from '../fees/rates.service.js';
 import { defaultPaymentRail } from '../fees/fee-rules.js';
-import { createQuote, getQuote } from '../quotes/quotes.service.js';
-import { getTransaction } from '../transactions/transactions.service.js';
-import { transactionResource } from '../transactions/transactions.resource.js';
+import { createQuote, getQuote } from '../payments/quotes.service.js';
+import { getTransaction } from '../payments/transactions.service.js';
+import { transactionResource } from '../payments/transactions.resource.js';
 import type { TransferBody } from './ref-compat.schemas.js';
 
 const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'Customer not found.');

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseInput } from '../../platform/http/validate.js';
-import { getQuote, holdAndProcess } from '../quotes/quotes.service.js';
-import { quoteResource } from '../quotes/quotes.resource.js';
+import { getQuote, holdAndProcess } from '../payments/quotes.service.js';
+import { quoteResource } from '../payments/quotes.resource.js';
 import {
   authorizeBody, confirmBody, credentialParams, customerQuery, enrollBody, loginCompleteBody, loginStartBody, quoteParams,
   resetCompleteBody, resetParams, resetStartBody,

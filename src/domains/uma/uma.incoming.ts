@@ -10,9 +10,9 @@ import { postJournal } from '../ledger/ledger.service.js';
 import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
 import { getDefaultUmaDepositAccount } from '../external-accounts/index.js';
 import { defaultPaymentRail } from '../fees/fee-rules.js';
-import { transitionTransaction } from '../transactions/transactions.repo.js';
-import { transactionResource } from '../transactions/transactions.resource.js';
-import { enqueueSubmit } from '../transactions/transactions.jobs.js';
+import { transitionTransaction } from '../payments/transactions.repo.js';
+import { transactionResource } from '../payments/transactions.resource.js';
+import { enqueueSubmit } from '../payments/transactions.jobs.js';
 import { normalizeUmaAddress } from './uma.model.js';
 
 export interface IncomingUmaPayment {

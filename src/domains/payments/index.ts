@@ -1,6 +1,17 @@
 import type { DomainModule } from '../../platform/module.js';
+import { quoteRoutes } from './quotes.routes.js';
+import { quoteListRoutes } from './quotes.list.js';
 import { transactionRoutes } from './transactions.routes.js';
 import { PAYMENTS_QUEUE, startPaymentsWorker, sweepPayments, sweepPaymentWork } from './transactions.jobs.js';
+
+/** The payments domain (issue 12): quotes and the transactions they execute into. */
+export const quotesModule: DomainModule = {
+  name: 'quotes',
+  routes: async (api) => {
+    await quoteRoutes(api);
+    await quoteListRoutes(api);
+  },
+};
 
 export const transactionsModule: DomainModule = {
   name: 'transactions',

@@ -2,7 +2,7 @@ import type { Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, ConflictError } from '../../platform/errors.js';
 import type { Transaction } from '../../generated/prisma/client.js';
-import { holdAndProcess } from '../quotes/quotes.service.js';
+import { holdAndProcess } from './quotes.service.js';
 import { releaseDailyUsage } from '../agents/agents.policy.js';
 import { startRefund, transitionTransaction } from './transactions.repo.js';
 import { enqueueRefund, enqueueSubmit } from './transactions.jobs.js';

@@ -13,10 +13,10 @@ import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatfor
 import { priceQuoteForWire, type Pricing } from '../fees/pricing.js';
 import { getExchangeRate } from '../fees/rates.service.js';
 import { FxRateUnavailableError } from '../../adapters/fx/port.js';
-import { holdPostings } from '../transactions/settlement.service.js';
-import { transitionTransaction } from '../transactions/transactions.repo.js';
-import { transactionResource } from '../transactions/transactions.resource.js';
-import { enqueueSubmit } from '../transactions/transactions.jobs.js';
+import { holdPostings } from './settlement.service.js';
+import { transitionTransaction } from './transactions.repo.js';
+import { transactionResource } from './transactions.resource.js';
+import { enqueueSubmit } from './transactions.jobs.js';
 import { assertWithinTransactionLimit, countDailyUsage, toPolicyAmount } from '../agents/agents.policy.js';
 import { policyDecision } from '../agents/agents.model.js';
 import { requireQuoteAuthorization, requireScaSession } from '../sca/index.js';
