@@ -12,6 +12,7 @@ import { umaModule } from './domains/uma/index.js';
 import { fundingModule } from './domains/funding/index.js';
 import { agentsModule } from './domains/agents/index.js';
 import { adapterWebhooksModule } from './adapters/webhooks.routes.js';
+import { sandboxLivenessModule } from './sandbox-liveness.js';
 import { signingModule } from './domains/signing/index.js';
 import { cardsModule } from './domains/cards/index.js';
 import { stablecoinModule } from './domains/stablecoin/index.js';
@@ -23,6 +24,6 @@ import { bulkCustomersModule } from './domains/bulk-customers/index.js';
 import { plaidModule } from './domains/plaid/index.js';
 
 /** Every capability of the service, in registration order. */
-export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule];
+export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule];
 
 export const ALL_QUEUES: string[] = MODULES.flatMap((m) => m.queues ?? []);

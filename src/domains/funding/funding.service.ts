@@ -5,11 +5,9 @@ import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { isUniqueViolation } from '../../platform/db.js';
 import type { Deposit } from '../../generated/prisma/client.js';
 import { depositDetectorFor } from '../../adapters/deposits/index.js';
-import { systemAccount } from '../ledger/ledger.model.js';
-import { postJournal } from '../ledger/ledger.service.js';
+import { systemAccount, postJournal } from '../ledger/index.js';
 import { startExecution } from '../payments/quotes.service.js';
-import { agentActorOf } from '../agents/agents.service.js';
-import { toPolicyAmount } from '../agents/agents.policy.js';
+import { agentActorOf, toPolicyAmount } from '../agents/index.js';
 import type { DomainError } from '../../platform/errors.js';
 import { enqueueSubmit } from '../payments/transactions.jobs.js';
 

@@ -3,7 +3,7 @@ import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, ConflictError } from '../../platform/errors.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import { holdAndProcess } from './quotes.service.js';
-import { releaseDailyUsage } from '../agents/agents.policy.js';
+import { releaseDailyUsage } from '../agents/index.js';
 import { startRefund, transitionTransaction } from './transactions.repo.js';
 import { enqueueRefund, enqueueSubmit } from './transactions.jobs.js';
 import { getTransaction } from './transactions.service.js';

@@ -2,12 +2,12 @@ import type { Ctx } from '../../deps.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { InternalAccount } from '../../generated/prisma/client.js';
-import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
+import { openInternalAccounts } from '../ledger/index.js';
 import { getUsableLookup, umaError } from '../uma/uma.service.js';
 import { missingPayerData, normalizeUmaAddress, type StoredUmaCurrency, type StoredUmaPayment } from '../uma/uma.model.js';
 import { umaCounterpartyFor } from '../../adapters/uma/index.js';
 import { UmaCounterpartyError } from '../../adapters/uma/port.js';
-import type { Pricing } from '../fees/pricing.js';
+import type { Pricing } from '../fees/index.js';
 import type { CreateQuoteBody } from './quotes.schemas.js';
 
 /** Where the money goes, resolved from the request's destination. */

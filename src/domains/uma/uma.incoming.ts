@@ -5,11 +5,9 @@ import { noteIdempotentResource, withoutClaim } from '../../platform/idempotency
 import { recordEvent } from '../../platform/outbox.js';
 import { isKnownCurrency } from '../../platform/currencies.js';
 import type { Customer, Transaction } from '../../generated/prisma/client.js';
-import { systemAccount } from '../ledger/ledger.model.js';
-import { postJournal } from '../ledger/ledger.service.js';
-import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
+import { systemAccount, postJournal, openInternalAccounts } from '../ledger/index.js';
 import { getDefaultUmaDepositAccount } from '../external-accounts/index.js';
-import { defaultPaymentRail } from '../fees/fee-rules.js';
+import { defaultPaymentRail } from '../fees/index.js';
 import { transitionTransaction } from '../payments/transactions.repo.js';
 import { transactionResource } from '../payments/transactions.resource.js';
 import { enqueueSubmit } from '../payments/transactions.jobs.js';

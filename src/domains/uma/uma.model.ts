@@ -1,4 +1,4 @@
-import { UMA_ADDRESS_PATTERN } from '../customers/customers.fields.js';
+import { UMA_ADDRESS_PATTERN } from '../customers/index.js';
 
 /**
  * UMA addresses (UMAD-01): `$` + a user name of 1–64 letters, digits and `-_.+`, `@`, a domain.
