@@ -8,7 +8,7 @@ import { getPayoutDestination } from '../external-accounts/index.js';
 import { RailError, type PayoutResult, type RailAdapter } from '../../adapters/rails/port.js';
 import { startRefund, transitionRefund, transitionTransaction } from './transactions.repo.js';
 import { refundReasonFor } from './transactions.model.js';
-import { umaPayoutDestination } from '../uma/uma.settlement.js';
+import { umaPayoutDestination } from './settlement.uma.js';
 
 /**
  * Money effects of a payment's life, each a balanced journal with a key derived from the

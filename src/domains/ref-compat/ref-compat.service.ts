@@ -9,12 +9,9 @@ import { systemAccount, postJournal, getInternalAccount } from '../ledger/index.
 import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { createKycLink, getActiveCustomer } from '../customers/index.js';
 import { receiveDeposit } from '../funding/index.js';
-import { receiveSandboxUmaPayment } from '../uma/uma.incoming.js';
-import { normalizeUmaAddress } from '../uma/uma.model.js';
+import { receiveSandboxUmaPayment, normalizeUmaAddress } from '../uma/index.js';
 import { getExchangeRate, defaultPaymentRail } from '../fees/index.js';
-import { createQuote, getQuote } from '../payments/quotes.service.js';
-import { getTransaction } from '../payments/transactions.service.js';
-import { transactionResource } from '../payments/transactions.resource.js';
+import { createQuote, getQuote, getTransaction, transactionResource } from '../payments/index.js';
 import type { TransferBody } from './ref-compat.schemas.js';
 
 const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'Customer not found.');

@@ -34,16 +34,3 @@ export interface StoredUmaCurrency {
   max: string;
   estimatedExchangeRate: number;
 }
-
-/** What the quote keeps of the counterparty's pay-request answer (quotes.uma_payment). */
-export interface StoredUmaPayment {
-  receiverUmaAddress: string;
-  senderUmaAddress: string;
-  invoice: string;
-  amountMsats: string;
-  multiplier: number;
-  receiverFeeMsats: string;
-  termsExpireAt: string;
-  /** Set when the receiver is one of this platform's customers: settled internally, as an incoming payment. */
-  localCustomerId?: string;
-}
