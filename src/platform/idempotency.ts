@@ -59,8 +59,7 @@ export function claimingDb(db: TenantDb, claim: IdempotencyClaim): TenantDb {
             opts,
           )
           .then((result: unknown) => {
-            claim.committed = true;
-            if (claim.crashAfterCommit) process.kill(process.pid, 'SIGKILL');
+            claimCommitted(claim);
             return result;
           });
       };
@@ -72,6 +71,32 @@ export function claimingDb(db: TenantDb, claim: IdempotencyClaim): TenantDb {
 export function withoutClaim<C extends { idempotency?: IdempotencyClaim; db: TenantDb; baseDb?: TenantDb }>(ctx: C): C {
   if (!ctx.idempotency) return ctx;
   return { ...ctx, idempotency: undefined, db: ctx.baseDb ?? ctx.db };
+}
+
+/** The effect carrying the claim committed (the test-only crash fault fires here). */
+export function claimCommitted(claim: IdempotencyClaim): void {
+  claim.committed = true;
+  if (claim.crashAfterCommit) process.kill(process.pid, 'SIGKILL');
+}
+
+/** Another request committed the key first: this request's effect rolled back. */
+export function claimTaken(claim: IdempotencyClaim): never {
+  claim.taken = true;
+  throw new IdempotencyKeyTakenError();
+}
+
+/**
+ * The claim's INSERT for a one-statement write (src/platform/one-statement.ts): RETURNING a row only
+ * when this request wrote the record, so the statement can require exactly one.
+ */
+export function claimInsertSql(c: IdempotencyClaim, param: (v: unknown) => string, now: Date): string {
+  return `INSERT INTO idempotency_records (platform_id, key, fingerprint, state, resource_id, created_at, expires_at)
+    VALUES (${param(c.platformId)}, ${param(c.key)}, ${param(c.fingerprint)}, 'COMMITTED', ${param(c.resourceId ?? null)}, ${param(now)}::timestamptz, ${param(c.expiresAt)}::timestamptz)
+    ON CONFLICT (platform_id, key) DO UPDATE
+      SET fingerprint = EXCLUDED.fingerprint, state = 'COMMITTED', resource_id = EXCLUDED.resource_id,
+          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, response_status = NULL, response_body = NULL
+      WHERE idempotency_records.expires_at < EXCLUDED.created_at
+    RETURNING 1`;
 }
 
 async function insertClaim(tx: TenantTx, c: IdempotencyClaim): Promise<void> {

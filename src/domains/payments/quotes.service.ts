@@ -6,7 +6,7 @@ import { recordEvent } from '../../platform/outbox.js';
 import { getConfig } from '../platforms/index.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
-import type { InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
+import type { Customer, InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
 import { postJournal } from '../ledger/index.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride, priceQuoteForWire, type Pricing, getExchangeRate } from '../fees/index.js';
@@ -15,6 +15,7 @@ import { holdPostings } from './settlement.service.js';
 import { transitionTransaction } from './transactions.repo.js';
 import { transactionResource } from './transactions.resource.js';
 import { enqueueSubmit } from './transactions.jobs.js';
+import { insertStartedPayment, startPendingPayment } from './money-path.repo.js';
 import { assertWithinTransactionLimit, countDailyUsage, toPolicyAmount, policyDecision } from '../agents/index.js';
 import { consumeQuoteChallenge, requireScaSession, verifyQuoteChallenge } from '../sca/index.js';
 import { requireQuoteAuthorization } from './quotes.authorization.js';
@@ -24,7 +25,7 @@ import { fundingInstructions, resolveRealtimeSource, saveFundingInstructions, ty
 
 const field = (f: string, message: string) => new ValidationError([{ field: f, message }]);
 
-type ResolvedSource = InternalAccount & { platformCustomerId: string | null; realtime?: ResolvedRealtimeSource };
+type ResolvedSource = InternalAccount & { platformCustomerId: string | null; realtime?: ResolvedRealtimeSource; customer?: Customer };
 
 async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedSource> {
   if (body.source.sourceType === 'REALTIME_FUNDING') {
@@ -41,7 +42,7 @@ async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedS
     const customer = await ctx.db.customer.findUnique({ where: { id: account.customerId } });
     if (!customer || customer.isDeleted) throw new NotFoundError('USER_NOT_FOUND', 'The source account\'s customer was not found.');
     if (customer.status !== 'APPROVED') throw new ForbiddenError('USER_NOT_READY', `The customer's verification status is ${customer.status}; money movement needs APPROVED.`);
-    return { ...account, platformCustomerId: customer.platformCustomerId };
+    return { ...account, platformCustomerId: customer.platformCustomerId, customer };
   }
   return { ...account, platformCustomerId: null };
 }
@@ -129,7 +130,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   const source = await resolveSource(ctx, body);
   // Spec Authentication 4: an SCA customer needs a live session (409 SCA_SESSION_REQUIRED), and its
   // payment waits in PENDING_AUTHORIZATION for POST /quotes/{id}/authorize (src/domains/sca).
-  const sca = await requireScaSession(ctx, source.customerId);
+  const sca = await requireScaSession(ctx, source.customer ?? source.customerId);
   const dest = await resolveDestination(ctx, body, source);
   if (body.destination.currency && body.destination.currency !== dest.currency) throw field('destination.currency', `The destination account holds ${dest.currency}.`);
   if (dest.kind !== 'INTERNAL' && !body.purposeOfPayment && ctx.config.PURPOSE_OF_PAYMENT_REQUIRED_CURRENCIES.includes(dest.currency)) {
@@ -172,6 +173,13 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     createdAt: now,
     updatedAt: now,
   };
+  if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !umaPayment) {
+    // Issue 12: a platform's prefunded immediate payment is written by one statement (money-path.repo.ts).
+    const pending = pendingRows(ctx, { quoteId, transactionId, body, pricing, source, dest, expiresAt, common });
+    const { quote } = await insertStartedPayment(ctx, pending);
+    await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
+    return quote;
+  }
   const quote = await ctx.db.$transaction(async (tx) => {
     await tx.quote.create({
       data: {
@@ -223,6 +231,67 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   return quote.quote;
 }
 
+type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKind' | 'destinationAccountId' | 'paymentRail' | 'sendingCurrency' | 'receivingCurrency' | 'exchangeRate' | 'description' | 'remittanceInformation' | 'purposeOfPayment' | 'agentId' | 'createdAt' | 'updatedAt'> & { source: object; destination: object };
+
+/** The PENDING quote and transaction rows of a prefunded quote, as the database holds them. */
+function pendingRows(
+  ctx: Ctx,
+  i: { quoteId: string; transactionId: string; body: CreateQuoteBody; pricing: Pricing; source: ResolvedSource; dest: ResolvedDestination; expiresAt: Date; common: QuoteCommon },
+): { quote: Quote; transaction: Transaction } {
+  const quote: Quote = {
+    ...i.common,
+    id: i.quoteId,
+    platformId: ctx.platformId,
+    status: 'PENDING',
+    lockedSide: i.body.lockedCurrencySide,
+    lockedAmount: BigInt(i.body.lockedCurrencyAmount),
+    totalSendingAmount: i.pricing.totalSendingAmount,
+    totalReceivingAmount: i.pricing.totalReceivingAmount,
+    feesIncluded: i.pricing.feesIncluded,
+    platformFeesIncluded: i.pricing.platformFee,
+    serviceFeesIncluded: i.pricing.serviceFee,
+    senderCustomerInfo: (i.body.senderCustomerInfo ?? null) as Quote['senderCustomerInfo'],
+    transactionId: i.transactionId,
+    expiresAt: i.expiresAt,
+    executedAt: null,
+    lookupId: null,
+    umaPayment: null,
+    funding: 'ACCOUNT',
+    paymentInstructions: [],
+  };
+  const transaction: Transaction = {
+    ...i.common,
+    id: i.transactionId,
+    platformId: ctx.platformId,
+    quoteId: i.quoteId,
+    platformCustomerId: i.source.platformCustomerId,
+    status: 'PENDING',
+    type: 'OUTGOING',
+    direction: 'DEBIT',
+    identifierLast3: i.dest.identifierLast3,
+    sentAmount: i.pricing.totalSendingAmount,
+    receivedAmount: i.pricing.totalReceivingAmount,
+    fees: i.pricing.feesIncluded,
+    platformFees: i.pricing.platformFee,
+    serviceFees: i.pricing.serviceFee,
+    failureReason: null,
+    railReference: null,
+    submittedAt: null,
+    reconcileAfter: null,
+    settledAt: null,
+    refundStatus: null,
+    refundReference: null,
+    refundReason: null,
+    refundInitiatedAt: null,
+    refundSettledAt: null,
+    pendingReason: null,
+    approvalRequestedAt: null,
+    agentCountedAmount: null,
+    counterpartyInformation: null,
+  };
+  return { quote, transaction };
+}
+
 /**
  * Holds the sending amount and moves the transaction to PROCESSING, in the caller's transaction:
  * `execute` from PENDING, `authorize` from PENDING_AUTHORIZATION (SCA).
@@ -271,7 +340,9 @@ async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: Age
  *   AUTHORIZE  POST /quotes/{id}/authorize with a verified SCA code (authorizeQuote)
  *   APPROVAL   POST /transactions/{id}/approve: the platform approves an agent's payment
  *   INCOMING   an incoming payment paid out to the customer's deposit account (src/domains/uma)
- * An agent's EXECUTE or FUNDING (`agent`, with `agentAmount` in its policy currency) follows its policy.
+ * An agent's EXECUTE or FUNDING (`agent`, with `agentAmount` in its policy currency) follows its policy. A platform's
+ * EXECUTE of a prefunded quote without SCA has its one-statement form (money-path.repo.ts: the same transition, hold,
+ * history and events in one SQL statement), which createQuote and executeQuote take first.
  */
 export type ExecutionTrigger =
   | { by: 'EXECUTE' | 'FUNDING'; agent?: AgentActor; agentAmount?: bigint }
@@ -331,6 +402,7 @@ export async function executeQuote(ctx: Ctx, id: string): Promise<Quote> {
   if (quote.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${quote.status}; only a PENDING quote can be executed.`, { status: quote.status });
   const agentAmount = ctx.agent ? await toPolicyAmount(ctx, ctx.agent, quote.totalSendingAmount, quote.sendingCurrency) : undefined;
   if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!);
+  if (!sca && !ctx.agent) return executePrefunded(ctx, quote);
   const outcome = await ctx.db
     .$transaction(async (tx) => {
       const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
@@ -364,4 +436,19 @@ export async function authorizeQuote(ctx: Ctx, id: string, code: string): Promis
   });
   await execution.afterCommit();
   return getQuote(ctx, id);
+}
+
+/** A platform's execution of a prefunded quote: one statement (money-path.repo.ts). Errors as executeQuote. */
+async function executePrefunded(ctx: Ctx, quote: Quote): Promise<Quote> {
+  const t = await ctx.db.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
+  if (t.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${t.status}; only a PENDING quote can be executed.`, { status: t.status });
+  if (t.pendingReason) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was executed and waits for the platform\'s approval.', { pendingReason: t.pendingReason });
+  noteIdempotentResource(ctx, quote.id);
+  const started = await startPendingPayment(ctx, { quote, transaction: t }).catch((err) => {
+    // A concurrent execute (or the expiry sweep) won the compare-and-set.
+    if (err?.code === 'INVALID_STATE_TRANSITION') throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
+    throw err;
+  });
+  await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: quote.transactionId });
+  return started.quote;
 }

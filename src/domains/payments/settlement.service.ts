@@ -9,23 +9,11 @@ import { RailError, type PayoutResult, type RailAdapter } from '../../adapters/r
 import { startRefund, transitionRefund, transitionTransaction } from './transactions.repo.js';
 import { refundReasonFor } from './transactions.model.js';
 import { umaPayoutDestination } from './settlement.uma.js';
+import { holdPostings } from './payment-postings.js';
+import { settlePayment, type RailSubmission } from './money-path.repo.js';
 
-/**
- * Money effects of a payment's life, each a balanced journal with a key derived from the
- * transaction id, so a job that runs twice posts once:
- *   hold     (execute)    sender AVAILABLE −S, sender HELD +S
- *   settle   (COMPLETED)  sender HELD −S; platform fee to the platform's account; service fee to
- *                         SERVICE_FEES; the net to the destination (rail clearing or an internal
- *                         account), through FX when currencies differ
- *   release  (refund of a payment that never left)   sender HELD −S, sender AVAILABLE +S
- *   return   (refund after a bank return)            the settle journal reversed
- */
-export function holdPostings(t: Transaction): Posting[] {
-  return [
-    { account: t.sourceAccountId, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: -t.sentAmount },
-    { account: t.sourceAccountId, bucket: 'HELD', currency: t.sendingCurrency, amount: t.sentAmount },
-  ];
-}
+export { holdPostings };
+
 
 function deliveryPostings(t: Transaction, sign: 1n | -1n): Posting[] {
   const net = t.sentAmount - t.fees;
@@ -47,12 +35,12 @@ function deliveryPostings(t: Transaction, sign: 1n | -1n): Posting[] {
   return out;
 }
 
-async function platformAccountId(tx: TenantTx, currency: string): Promise<string | null> {
+async function platformAccountId(tx: Pick<TenantTx, 'internalAccount'>, currency: string): Promise<string | null> {
   const a = await tx.internalAccount.findFirst({ where: { customerId: null, currency } });
   return a?.id ?? null;
 }
 
-export async function settlePostings(tx: TenantTx, t: Transaction): Promise<Posting[]> {
+export async function settlePostings(tx: Pick<TenantTx, 'internalAccount'>, t: Transaction): Promise<Posting[]> {
   // An incoming payment paid out to an external account comes from a system account (UMA_CLEARING), held nowhere.
   const fromSystem = t.sourceAccountId.startsWith('system:');
   const out: Posting[] = [{ account: t.sourceAccountId, bucket: fromSystem ? 'SYSTEM' : 'HELD', currency: t.sendingCurrency, amount: -t.sentAmount }];
@@ -122,12 +110,8 @@ export type StepOutcome = { next: 'DONE' } | { next: 'POLL'; afterMs: number } |
 
 /** Marks a processing payment COMPLETED and posts the settle journal, once. */
 async function complete(ctx: Ctx, t: Transaction): Promise<void> {
-  await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
-    if (fresh.status !== 'PROCESSING') return;
-    await postJournal(ctx, tx, { key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings: await settlePostings(tx, fresh) });
-    await transitionTransaction(ctx, tx, fresh, 'complete', { settledAt: ctx.clock.now() });
-  });
+  if (t.status !== 'PROCESSING') return;
+  await settlePayment(ctx, t, await settlePostings(ctx.db, t));
 }
 
 /** Marks a processing payment FAILED and starts its refund, once. */
@@ -221,6 +205,11 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
     }
     throw err;
   }
+  if (result.status === 'COMPLETED') {
+    // Issue 12: the rail's reference and the settlement in one statement (money-path.repo.ts).
+    await settlePayment(ctx, t, await settlePostings(ctx.db, t), submission(deps, ctx, t, result.reference));
+    return result.pollAfterMs ? { next: 'POLL', afterMs: Math.max(result.pollAfterMs, deps.config.PAYMENT_POLL_MIN_MS) } : { next: 'DONE' };
+  }
   await recordSubmission(deps, ctx, t, result.reference);
   return applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS);
 }
@@ -230,9 +219,14 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
  * and when reconciliation should look at the payment: the rail's expected time plus PAYMENT_STALE_MS.
  */
 export async function recordSubmission(deps: AppDeps, ctx: Ctx, t: Transaction, reference: string): Promise<void> {
+  const { submittedAt, reconcileAfter } = submission(deps, ctx, t, reference);
+  await ctx.db.transaction.updateMany({ where: { id: t.id, railReference: null }, data: { railReference: reference, submittedAt, reconcileAfter } });
+}
+
+/** What recordSubmission stores. */
+function submission(deps: AppDeps, ctx: Ctx, t: Transaction, reference: string): RailSubmission {
   const now = ctx.clock.now();
-  const reconcileAfter = new Date(now.getTime() + deps.adapters.rails.expectedSettlementMs(t.paymentRail) + deps.config.PAYMENT_STALE_MS);
-  await ctx.db.transaction.updateMany({ where: { id: t.id, railReference: null }, data: { railReference: reference, submittedAt: now, reconcileAfter } });
+  return { reference, submittedAt: now, reconcileAfter: new Date(now.getTime() + deps.adapters.rails.expectedSettlementMs(t.paymentRail) + deps.config.PAYMENT_STALE_MS) };
 }
 
 /**

@@ -54,21 +54,36 @@ export async function enqueueDelivery(
  * workers relay in parallel without handing one event over twice; relayed_at, the first attempt's
  * due time (next_attempt_at) and the retry window's start are set in the same transaction after the
  * queue accepted the jobs — from then on the sweeper (sweepDeliveries) owns the schedule too.
+ * Events of a platform without a webhook endpoint get no job (issue 12): they are marked
+ * UNDELIVERABLE (WEBHOOK_ENDPOINT_NOT_SET) in bulk, in the same transaction — what their delivery
+ * attempt would have found; a redelivery after the endpoint is set sends them.
  */
 export async function relayOutbox(deps: AppDeps): Promise<number> {
-  return deps.prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ id: string; platform_id: string; attempt_count: number; created_at: Date }>>`
-      SELECT id, platform_id, attempt_count, created_at FROM webhook_events
-      WHERE relayed_at IS NULL ORDER BY created_at, id
-      LIMIT ${deps.config.OUTBOX_RELAY_BATCH} FOR UPDATE SKIP LOCKED`;
-    if (rows.length === 0) return 0;
+  const result = await deps.prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<Array<{ id: string; platform_id: string; attempt_count: number; created_at: Date; has_endpoint: boolean }>>`
+      SELECT e.id, e.platform_id, e.attempt_count, e.created_at, (p.webhook_endpoint IS NOT NULL) AS has_endpoint
+        FROM webhook_events e JOIN platforms p ON p.id = e.platform_id
+       WHERE e.relayed_at IS NULL ORDER BY e.created_at, e.id
+       LIMIT ${deps.config.OUTBOX_RELAY_BATCH} FOR UPDATE OF e SKIP LOCKED`;
+    if (rows.length === 0) return { relayed: 0, undeliverable: 0 };
     const now = deps.clock.now();
+    const deliverable = rows.filter((r) => r.has_endpoint);
     // The first attempt is due since the event's creation: the same job id if a relay that crashed before its commit runs again.
-    await enqueueDelivery(deps, rows.map((r) => ({ id: r.id, platformId: r.platform_id, attemptCount: r.attempt_count, due: r.created_at })));
-    const ids = rows.map((r) => r.id);
-    await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, next_attempt_at = created_at, retry_window_started_at = ${now} WHERE id = ANY(${ids})`;
-    return rows.length;
+    if (deliverable.length > 0) {
+      await enqueueDelivery(deps, deliverable.map((r) => ({ id: r.id, platformId: r.platform_id, attemptCount: r.attempt_count, due: r.created_at })));
+    }
+    const deliverableIds = deliverable.map((r) => r.id);
+    const undeliverableIds = rows.filter((r) => !r.has_endpoint).map((r) => r.id);
+    await tx.$executeRaw`
+      UPDATE webhook_events SET relayed_at = ${now}, retry_window_started_at = ${now},
+             next_attempt_at = CASE WHEN id = ANY(${deliverableIds}) THEN created_at END,
+             delivery_status = CASE WHEN id = ANY(${deliverableIds}) THEN delivery_status ELSE 'UNDELIVERABLE' END,
+             last_error = CASE WHEN id = ANY(${deliverableIds}) THEN last_error ELSE 'WEBHOOK_ENDPOINT_NOT_SET' END
+       WHERE id = ANY(${rows.map((r) => r.id)})`;
+    return { relayed: rows.length, undeliverable: undeliverableIds.length };
   });
+  if (result.undeliverable > 0) await incrementCounter(deps, 'webhook_deliveries', 'undeliverable', result.undeliverable);
+  return result.relayed;
 }
 
 /**

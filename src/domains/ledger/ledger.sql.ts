@@ -1,0 +1,75 @@
+import type { OneStatement } from '../../platform/one-statement.js';
+import { currencyOf } from '../../platform/currencies.js';
+import { invariant } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { unbalancedCurrencies, type Posting } from './ledger.model.js';
+
+/**
+ * Issue 12: postJournal (ledger.service.ts) as CTEs of a one-statement write — the same rules: a
+ * balanced journal under a per-platform idempotency key, its entries, the cached balances of the
+ * internal accounts it touches moved only while no bucket goes negative, and one
+ * INTERNAL_ACCOUNT.BALANCE_UPDATED event per account, from the balances the update returned.
+ *
+ * CTEs: `<p>_bal` (the balance update; required to change every account, else INSUFFICIENT_FUNDS),
+ * `<p>_j`, `<p>_e`, `<p>_ev`. With `after`, the balances move only once that CTE returned a row
+ * (the row lock of the caller's compare-and-set comes first). A journal key posted before fails the
+ * statement (unique index): callers post under a compare-and-set that makes that impossible.
+ */
+export function journalCtes(
+  s: OneStatement,
+  j: { platformId: string; key: string; kind: string; referenceId: string; postings: Posting[]; at: Date; prefix: string; after?: string },
+): void {
+  const postings = j.postings.filter((p) => p.amount !== 0n);
+  invariant(unbalancedCurrencies(postings).length === 0, `journal ${j.key} does not balance`);
+  const journalId = newId('Journal');
+  s.insert(`${j.prefix}_j`, 'ledger_journals', [{ id: journalId, platformId: j.platformId, idempotencyKey: j.key, kind: j.kind, referenceId: j.referenceId, createdAt: j.at }]);
+  s.insert(`${j.prefix}_e`, 'ledger_entries', postings.map((p) => ({ id: newId('LedgerEntry'), platformId: j.platformId, journalId, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount, createdAt: j.at })));
+  const deltas = internalDeltas(postings);
+  if (deltas.length === 0) return;
+  const pid = s.param(j.platformId);
+  const at = s.param(j.at);
+  // Sorted by account id: concurrent journals lock shared accounts in one order.
+  const rows = deltas.map((d) => ({ ...d, event_id: newId('Webhook'), currency_json: currencyOf(d.currency) }));
+  s.with(
+    `${j.prefix}_bal`,
+    `UPDATE internal_accounts a
+        SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${at}::timestamptz
+       FROM json_to_recordset(${s.param(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))}::json)
+            AS d(id text, currency text, available bigint, held bigint, event_id text, currency_json jsonb)
+      WHERE a.id = d.id AND a.platform_id = ${pid} AND a.currency = d.currency
+        AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0${j.after ? ` AND EXISTS (SELECT 1 FROM ${j.after})` : ''}
+      RETURNING a.*, d.event_id, d.currency_json`,
+  ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS');
+  s.with(
+    `${j.prefix}_ev`,
+    `INSERT INTO webhook_events (id, platform_id, type, data)
+       SELECT b.event_id, b.platform_id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', ${balanceResourceSql('b')} FROM ${j.prefix}_bal b ORDER BY b.id`,
+  );
+}
+
+/**
+ * internalAccountResource (internal-accounts.resource.ts) in SQL, over a row of internal_accounts
+ * carrying `currency_json` (the wire currency object). test/payments/statement-budget.test.ts checks
+ * the two agree.
+ */
+function balanceResourceSql(b: string): string {
+  const iso = (col: string) => `to_char(${b}.${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  return `jsonb_build_object(
+    'id', ${b}.id, 'customerId', ${b}.customer_id, 'type', ${b}.type, 'status', ${b}.status,
+    'balance', jsonb_build_object('amount', ${b}.available_balance, 'currency', ${b}.currency_json),
+    'totalBalance', jsonb_build_object('amount', ${b}.available_balance + ${b}.held_balance, 'currency', ${b}.currency_json),
+    'fundingPaymentInstructions', '[]'::jsonb, 'createdAt', ${iso('created_at')}, 'updatedAt', ${iso('updated_at')})`;
+}
+
+function internalDeltas(postings: Posting[]): Array<{ id: string; currency: string; available: bigint; held: bigint }> {
+  const out = new Map<string, { id: string; currency: string; available: bigint; held: bigint }>();
+  for (const p of postings) {
+    if (p.bucket === 'SYSTEM') continue;
+    const d = out.get(p.account) ?? { id: p.account, currency: p.currency, available: 0n, held: 0n };
+    invariant(d.currency === p.currency, `account ${p.account} posted in two currencies`);
+    if (p.bucket === 'AVAILABLE') d.available += p.amount;
+    else d.held += p.amount;
+    out.set(p.account, d);
+  }
+  return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+}

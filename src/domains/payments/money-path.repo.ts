@@ -1,0 +1,154 @@
+import type { Ctx } from '../../deps.js';
+import { poolOf } from '../../platform/db.js';
+import { newId } from '../../platform/ids.js';
+import { toJson } from '../../platform/outbox.js';
+import { OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
+import { claimCommitted, claimInsertSql, claimTaken } from '../../platform/idempotency.js';
+import type { Quote, Transaction } from '../../generated/prisma/client.js';
+import { InsufficientFundsError, journalCtes, type Posting } from '../ledger/index.js';
+import { holdPostings } from './payment-postings.js';
+import { transactionResource } from './transactions.resource.js';
+import { eventPrefix } from './transactions.repo.js';
+
+/**
+ * Issue 12: the money path in one statement each. A platform's prefunded payment (no SCA, no agent
+ * policy, no UMA terms, no real-time funding) is started by a single chain of CTEs that Postgres runs
+ * as one transaction, everything or nothing: the hold on the source balance (a guard: it moves only
+ * when the available balance covers it), the quote and its transaction PROCESSING, the hold journal
+ * and its entries, the status history row, the outbox events (OUTGOING_PAYMENT.PENDING when the quote
+ * is new, .PROCESSING, INTERNAL_ACCOUNT.BALANCE_UPDATED with the balances the hold returned) and the
+ * request's Idempotency-Key record. The rules are those of the general path (quotes.service
+ * startExecution → holdAndProcess): `execute` moves PENDING → PROCESSING, postings from
+ * `holdPostings`, event data from the resources.
+ */
+
+/** The PROCESSING rows of a started payment. */
+export interface StartedPayment {
+  quote: Quote;
+  transaction: Transaction;
+}
+
+/**
+ * POST /quotes with immediatelyExecute: inserts the quote and its transaction already started.
+ * Errors: 400 INSUFFICIENT_FUNDS (nothing written); 409 CONFLICT (the Idempotency-Key was taken).
+ */
+export async function insertStartedPayment(ctx: Ctx, pending: StartedPayment): Promise<StartedPayment> {
+  const started = startedRows(ctx, pending);
+  const s = new OneStatement();
+  s.insert('q', 'quotes', [started.quote]);
+  s.insert('t', 'transactions', [started.transaction]);
+  return runStart(ctx, s, started, [pending.transaction, started.transaction]);
+}
+
+/**
+ * POST /quotes/{id}/execute of a PENDING quote read by the caller: the status compare-and-set (a
+ * concurrent execute, an expiry or an approval request moved it: QUOTE_NOT_PENDING) and the hold.
+ * Errors: 400 INSUFFICIENT_FUNDS; 409 QUOTE_NOT_PENDING, CONFLICT (Idempotency-Key taken).
+ */
+export async function startPendingPayment(ctx: Ctx, pending: StartedPayment): Promise<StartedPayment> {
+  const started = startedRows(ctx, pending);
+  const now = started.transaction.updatedAt;
+  const s = new OneStatement();
+  const pid = s.param(ctx.platformId);
+  s.with(
+    'cas',
+    `UPDATE transactions SET status = 'PROCESSING', updated_at = ${s.param(now)}::timestamptz
+      WHERE id = ${s.param(pending.transaction.id)} AND platform_id = ${pid} AND status = 'PENDING' AND pending_reason IS NULL
+      RETURNING id`,
+  ).require('cas', 1, 'QUOTE_NOT_PENDING');
+  s.with(
+    'qu',
+    `UPDATE quotes SET status = 'PROCESSING', updated_at = ${s.param(now)}::timestamptz, executed_at = ${s.param(now)}::timestamptz
+      WHERE id = ${s.param(pending.quote.id)} AND platform_id = ${pid} AND EXISTS (SELECT 1 FROM cas)
+      RETURNING id`,
+  );
+  return runStart(ctx, s, started, [started.transaction], 'cas');
+}
+
+function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
+  const now = ctx.clock.now();
+  return {
+    transaction: { ...pending.transaction, status: 'PROCESSING', updatedAt: now },
+    quote: { ...pending.quote, status: 'PROCESSING', executedAt: now, updatedAt: now },
+  };
+}
+
+/** Journal, entries, history and outbox rows of a started payment, then the statement itself. */
+async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, eventStates: Transaction[], after?: string): Promise<StartedPayment> {
+  const t = started.transaction;
+  const now = t.updatedAt;
+  transactionEventsCte(ctx, s, eventStates);
+  journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, postings: holdPostings(t), at: now, prefix: 'hold', after });
+  historyCte(ctx, s, t, 'PENDING', 'PROCESSING');
+  const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
+  if (claim) {
+    claim.resourceId = started.quote.id;
+    s.with('idem', claimInsertSql(claim, (v) => s.param(v), new Date())).require('idem', 1, 'IDEMPOTENCY_KEY_TAKEN');
+  }
+  try {
+    await s.run(poolOf(ctx.prisma));
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') throw new InsufficientFundsError(t.sourceAccountId);
+    if (err instanceof OneStatementRefused && err.code === 'QUOTE_NOT_PENDING') throw Object.assign(new Error('QUOTE_NOT_PENDING'), { code: 'INVALID_STATE_TRANSITION' });
+    if (err instanceof OneStatementRefused && err.code === 'IDEMPOTENCY_KEY_TAKEN' && claim) claimTaken(claim);
+    throw err;
+  }
+  if (claim) claimCommitted(claim);
+  return started;
+}
+
+/** CTE `tev`: the transaction's events, one per state in `states`, in order. */
+function transactionEventsCte(ctx: Ctx, s: OneStatement, states: Transaction[]): void {
+  s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId: ctx.platformId, type: `${eventPrefix(state)}.${state.status}`, data: toJson(transactionResource(state)) })));
+}
+
+/** CTE `h`: the transaction's status history row. */
+function historyCte(ctx: Ctx, s: OneStatement, t: Transaction, from: string, to: string, reason?: string): void {
+  s.insert('h', 'transaction_status_changes', [{ id: newId('Request').replace('Request:', 'TxChange:'), platformId: ctx.platformId, transactionId: t.id, field: 'status', fromStatus: from, toStatus: to, reason: reason ?? null, createdAt: t.updatedAt }]);
+}
+
+/** The rail's answer to a submission, stored with the settlement when it completed at once. */
+export interface RailSubmission {
+  reference: string;
+  submittedAt: Date;
+  reconcileAfter: Date;
+}
+
+/**
+ * Settles a PROCESSING payment in one statement: the compare-and-set PROCESSING → COMPLETED (with
+ * the rail's reference when the submission's answer was already COMPLETED; a reference stored before
+ * is kept), the quote's status, the settle journal with its balance moves and events, the history
+ * row and OUTGOING_PAYMENT.COMPLETED. A payment no longer PROCESSING is left alone (false).
+ */
+export async function settlePayment(ctx: Ctx, t: Transaction, postings: Posting[], submission?: RailSubmission): Promise<boolean> {
+  const now = ctx.clock.now();
+  const settled: Transaction = { ...t, status: 'COMPLETED', settledAt: now, updatedAt: now, pendingReason: null, ...(submission && !t.railReference ? { railReference: submission.reference, submittedAt: submission.submittedAt, reconcileAfter: submission.reconcileAfter } : {}) };
+  const s = new OneStatement();
+  const pid = s.param(ctx.platformId);
+  const at = s.param(now);
+  const sub = submission
+    ? `, rail_reference = COALESCE(rail_reference, ${s.param(submission.reference)}),
+         submitted_at = CASE WHEN rail_reference IS NULL THEN ${s.param(submission.submittedAt)}::timestamptz ELSE submitted_at END,
+         reconcile_after = CASE WHEN rail_reference IS NULL THEN ${s.param(submission.reconcileAfter)}::timestamptz ELSE reconcile_after END`
+    : '';
+  s.with(
+    'cas',
+    `UPDATE transactions SET status = 'COMPLETED', settled_at = ${at}::timestamptz, updated_at = ${at}::timestamptz, pending_reason = NULL${sub}
+      WHERE id = ${s.param(t.id)} AND platform_id = ${pid} AND status = 'PROCESSING'
+      RETURNING id`,
+  ).require('cas', 1, 'NOT_PROCESSING');
+  if (t.quoteId) {
+    s.with('qu', `UPDATE quotes SET status = 'COMPLETED', updated_at = ${at}::timestamptz WHERE id = ${s.param(t.quoteId)} AND platform_id = ${pid} AND EXISTS (SELECT 1 FROM cas) RETURNING id`);
+  }
+  // Events in the general path's order: the balances moved, then the payment COMPLETED.
+  journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings, at: now, prefix: 'settle', after: 'cas' });
+  transactionEventsCte(ctx, s, [settled]);
+  historyCte(ctx, s, settled, 'PROCESSING', 'COMPLETED');
+  try {
+    await s.run(poolOf(ctx.prisma));
+    return true;
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'NOT_PROCESSING') return false;
+    throw err;
+  }
+}

@@ -1,0 +1,97 @@
+import type pg from 'pg';
+
+/**
+ * Issue 12: a unit of writes sent to Postgres as ONE statement — a chain of data-modifying CTEs —
+ * so an operation on the money path costs one round trip and commits or rolls back whole without
+ * BEGIN/COMMIT. Guards (compare-and-sets, balance checks) are CTEs whose row count is asserted at
+ * the end: a guard that changed fewer rows than required raises `svc_assert` (migration
+ * 20261125040000_one_statement) with the guard's code, which aborts the statement, every write of
+ * it included. The caller maps the code to its domain error (`OneStatementRefused`).
+ *
+ * Rows are written with `json_populate_recordset(NULL::<table>, $n)`: values take the columns' own
+ * types, and only the columns named in the rows are written (the rest keep their defaults).
+ * Identifiers (table and CTE names, columns) come from code, never from input.
+ */
+export class OneStatement {
+  private readonly ctes: string[] = [];
+  private readonly asserts: Array<{ cte: string; rows: number; code: string }> = [];
+  readonly values: unknown[] = [];
+
+  /** A bind parameter for `value`; returns its placeholder. */
+  param(value: unknown): string {
+    this.values.push(typeof value === 'bigint' ? value.toString() : value);
+    return `$${this.values.length}`;
+  }
+
+  /** A CTE of raw SQL (built with `param`); its RETURNING rows can be read by later CTEs. */
+  with(name: string, sql: string): this {
+    this.ctes.push(`${ident(name)} AS (${sql})`);
+    return this;
+  }
+
+  /** Fails the whole statement with `code` unless CTE `cte` returned exactly `rows` rows. */
+  require(cte: string, rows: number, code: string): this {
+    if (!/^[A-Z_]+$/.test(code)) throw new Error(`OneStatement: bad code ${code}`);
+    this.asserts.push({ cte: ident(cte), rows, code });
+    return this;
+  }
+
+  /** Inserts `rows` (camelCase keys of the Prisma model, mapped to snake_case columns) into `table`. */
+  insert(name: string, table: string, rows: ReadonlyArray<Record<string, unknown>>, returning = ''): this {
+    if (rows.length === 0) return this;
+    const columns = [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => r[k] !== undefined)))].map(column);
+    const json = JSON.stringify(rows.map(toColumns), (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+    const list = columns.map(ident).join(', ');
+    return this.with(
+      name,
+      `INSERT INTO ${ident(table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, ${this.param(json)}::json)${returning ? ` RETURNING ${returning}` : ''}`,
+    );
+  }
+
+  /** The statement: the CTEs, then `select` (SQL over them) guarded by every `require`. */
+  sql(select: string): string {
+    // The first failed guard, in the order they were required, names the refusal.
+    const cases = this.asserts.map((a) => `WHEN (SELECT count(*) FROM ${a.cte}) <> ${a.rows} THEN '${a.code}'`).join(' ');
+    const guard = cases ? ` FROM (SELECT CASE ${cases} END AS failed) AS guard WHERE svc_assert(guard.failed IS NULL, guard.failed)` : '';
+    return `WITH ${this.ctes.join(',\n')}\nSELECT ${select}${guard}`;
+  }
+
+  /** Runs it on `pool` (autocommit: the statement is its own transaction). */
+  async run<R extends Record<string, unknown>>(pool: pg.Pool, select = '1 AS ok'): Promise<R[]> {
+    try {
+      return (await pool.query<R>(this.sql(select), this.values)).rows;
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      if (e.code === ASSERT_SQLSTATE && e.message) throw new OneStatementRefused(e.message);
+      throw err;
+    }
+  }
+}
+
+/** The SQLSTATE `svc_assert` raises with. */
+const ASSERT_SQLSTATE = 'SV001';
+
+/** A guard of a OneStatement did not hold; nothing was written. `code` is the guard's. */
+export class OneStatementRefused extends Error {
+  constructor(readonly code: string) {
+    super(`one-statement guard failed: ${code}`);
+  }
+}
+
+function column(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function toColumns(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (v === undefined) continue;
+    out[column(k)] = typeof v === 'bigint' ? v.toString() : v instanceof Date ? v.toISOString() : v;
+  }
+  return out;
+}
+
+function ident(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`OneStatement: bad identifier ${name}`);
+  return name;
+}
