@@ -6,7 +6,7 @@ import { newId } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { nextStatus } from '../../platform/state-machine.js';
 import type { UmaInvitation } from '../../generated/prisma/client.js';
-import { normalizeUmaAddress } from '../uma/uma.model.js';
+import { normalizeUmaAddress } from '../uma/index.js';
 import { invitationCode, invitationTransitions, statusAt, type InvitationEvent } from './invitations.model.js';
 import { invitationResource, type CreateInvitationBody } from './invitations.schemas.js';
 

@@ -3,9 +3,8 @@ import { BadRequestError, DomainError, NotFoundError, NotImplementedError, Valid
 import { newId } from '../../platform/ids.js';
 import type { BankLink, Customer } from '../../generated/prisma/client.js';
 import { BankLinkError, type LinkedBankAccount } from '../../adapters/bank-link/port.js';
-import { getActiveCustomer } from '../customers/customers.service.js';
-import { createExternalAccount, deleteExternalAccount, getExternalAccount } from '../external-accounts/external-accounts.service.js';
-import type { ExternalAccountRecord } from '../external-accounts/external-accounts.schemas.js';
+import { getActiveCustomer } from '../customers/index.js';
+import { createExternalAccount, deleteExternalAccount, getExternalAccount, type ExternalAccountRecord } from '../external-accounts/index.js';
 
 const linkNotFound = () => new NotFoundError('NOT_FOUND', 'Link token not found.');
 

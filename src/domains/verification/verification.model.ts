@@ -1,4 +1,4 @@
-import type { StateMachine } from '../customers/state-machine.js';
+import type { StateMachine } from '../customers/index.js';
 
 /** Spec "Verification status". */
 export const VERIFICATION_STATUSES = ['RESOLVE_ERRORS', 'IN_PROGRESS', 'PENDING_MANUAL_REVIEW', 'APPROVED', 'REJECTED'] as const;
