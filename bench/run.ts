@@ -36,7 +36,7 @@ import { newId } from '../src/platform/ids.js';
 import { createPlatform } from '../src/domains/platforms/platforms.service.js';
 import { bullConnection } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
-import { PAYMENTS_QUEUE } from '../src/domains/transactions/transactions.jobs.js';
+import { PAYMENTS_QUEUE } from '../src/domains/payments/transactions.jobs.js';
 import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
 import type { LoadJob, LoadResult } from './load.js';
 

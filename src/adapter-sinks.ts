@@ -1,7 +1,7 @@
 import type { AppDeps } from './deps.js';
 import type { AdapterSinks } from './adapters/registry.js';
 import { NotFoundError } from './platform/errors.js';
-import { receivePayoutReport } from './domains/transactions/payout-reports.js';
+import { receivePayoutReport } from './domains/payments/index.js';
 import { receiveLivenessOutcome } from './domains/external-accounts/ownership.service.js';
 import { receiveResetLivenessOutcome } from './domains/sca/index.js';
 import { enqueueBeneficiaryCheck } from './domains/external-accounts/external-accounts.queue.js';

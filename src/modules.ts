@@ -4,15 +4,15 @@ import { webhooksModule } from './domains/webhooks/index.js';
 import { ledgerModule } from './domains/ledger/index.js';
 import { feesModule } from './domains/fees/index.js';
 import { externalAccountsModule } from './domains/external-accounts/index.js';
-import { quotesModule } from './domains/quotes/index.js';
-import { transactionsModule } from './domains/transactions/index.js';
+import { bindUmaDestinations, quotesModule, transactionsModule } from './domains/payments/index.js';
 import { customersModule } from './domains/customers/index.js';
 import { documentsModule } from './domains/documents/index.js';
 import { verificationModule } from './domains/verification/index.js';
-import { umaModule } from './domains/uma/index.js';
+import { umaDestinations, umaModule } from './domains/uma/index.js';
 import { fundingModule } from './domains/funding/index.js';
 import { agentsModule } from './domains/agents/index.js';
 import { adapterWebhooksModule } from './adapters/webhooks.routes.js';
+import { sandboxLivenessModule } from './sandbox-liveness.js';
 import { signingModule } from './domains/signing/index.js';
 import { cardsModule } from './domains/cards/index.js';
 import { stablecoinModule } from './domains/stablecoin/index.js';
@@ -24,6 +24,12 @@ import { bulkCustomersModule } from './domains/bulk-customers/index.js';
 import { plaidModule } from './domains/plaid/index.js';
 
 /** Every capability of the service, in registration order. */
-export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule];
+export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule];
+
+/**
+ * Ports bound once per process (docs/decisions.md "Payments domain and module boundaries"): quotes to UMA
+ * addresses need the uma domain, which sits above payments.
+ */
+bindUmaDestinations(umaDestinations);
 
 export const ALL_QUEUES: string[] = MODULES.flatMap((m) => m.queues ?? []);

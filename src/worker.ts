@@ -8,7 +8,7 @@ async function main() {
   const tracing = await startTracing(config, 'svc-payments-worker');
   const { closeDeps, createDeps } = await import('./bootstrap.js');
   const { startWorkers } = await import('./workers.js');
-  const { startWorkerHealthServer } = await import('./platform/worker-health.js');
+  const { startWorkerHealthServer } = await import('./worker-health.js');
   const deps = await createDeps(config, 'worker');
   const running = startWorkers(deps);
   // Ready once every queue processor holds its Redis connection (the line operators and tests wait for).

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config.js';
-import type { Adapters } from './registry.js';
+import type { Adapters } from './adapter-set.js';
 
 /**
  * The adapters built for a process configuration (createDeps registers them). Lets the older

@@ -28,6 +28,8 @@ import { documentStorageFor } from './storage/index.js';
 import { sandboxBeneficiaryCheck } from './beneficiary-check/sandbox/index.js';
 import { noBeneficiaryCheck } from './beneficiary-check/index.js';
 import { registerAdapters } from './current.js';
+import type { Adapters, RailRouter } from './adapter-set.js';
+export type { Adapters, RailRouter } from './adapter-set.js';
 import type { BankLinkAdapter } from './bank-link/port.js';
 import { createSandboxBankLink } from './bank-link/sandbox/index.js';
 import { createPlaidBankLink } from './bank-link/plaid/index.js';
@@ -59,33 +61,6 @@ export interface AdapterRuntime {
   sinks: AdapterSinks;
   /** Module paths resolve against this (default: process.cwd()). */
   cwd?: string;
-}
-
-export interface RailRouter {
-  /** The adapter serving a rail; rails RAIL_ADAPTERS does not name get the `*` one (default sandbox). */
-  forRail(rail: string | null): RailAdapter;
-  /** Each distinct adapter once, with the rails named for it. */
-  list(): Array<{ adapter: RailAdapter; rails: string[]; fallback: boolean }>;
-  /** How long a payout on this rail normally takes (the adapter's figure, else 0). */
-  expectedSettlementMs(rail: string | null): number;
-}
-
-export interface Adapters {
-  rails: RailRouter;
-  kyc: KycProvider;
-  fx: FxRateProvider;
-  notifier: Notifier;
-  /** undefined: no liveness provider (LIVENESS challenges answer 501). */
-  liveness: LivenessAdapter | undefined;
-  storage: DocumentStorage;
-  beneficiaryCheck: BeneficiaryCheckAdapter;
-  /** undefined: no bank-link provider (POST /plaid/link-tokens answers 501). */
-  bankLink: BankLinkAdapter | undefined;
-  /** The inbound webhook handler of the adapter with this id, if it takes webhooks. */
-  webhookHandler(adapterId: string): ((request: InboundWebhook) => Promise<InboundWebhookAnswer>) | undefined;
-  /** What serves what, for the start-up log line. */
-  summary: Record<string, string>;
-  close(): Promise<void>;
 }
 
 type BuiltIn = (settings: Record<string, string>, context: AdapterContext, rt: AdapterRuntime) => unknown;

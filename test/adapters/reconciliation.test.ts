@@ -4,7 +4,7 @@ import { expectLedgerConsistent } from '../helpers/builders.js';
 import { BridgeServer } from '../helpers/bridge-server.js';
 import { Receiver } from '../helpers/receiver.js';
 import type { RunningWorkers } from '../../src/workers.js';
-import { claimDuePayments } from '../../src/domains/transactions/transactions.jobs.js';
+import { claimDuePayments } from '../../src/domains/payments/transactions.jobs.js';
 import { aFundedPayer, aUsdDestination, pay, settleCount, waitFor } from './helpers.js';
 
 /**

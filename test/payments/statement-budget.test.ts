@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
-import { submitPayment } from '../../src/domains/transactions/settlement.service.js';
+import { submitPayment } from '../../src/domains/payments/settlement.service.js';
 import { internalAccountResource } from '../../src/domains/ledger/index.js';
 import { toJson } from '../../src/platform/outbox.js';
 

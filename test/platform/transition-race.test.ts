@@ -7,7 +7,7 @@ import type { TenantTx } from '../../src/platform/db.js';
 import { onStatement } from '../../src/platform/db.js';
 import { IllegalTransitionError } from '../../src/platform/state-machine.js';
 import { transitionCard } from '../../src/domains/cards/cards.repo.js';
-import { transitionTransaction } from '../../src/domains/transactions/transactions.repo.js';
+import { transitionTransaction } from '../../src/domains/payments/transactions.repo.js';
 import type { CardEvent } from '../../src/domains/cards/cards.model.js';
 import type { Card, Transaction } from '../../src/generated/prisma/client.js';
 

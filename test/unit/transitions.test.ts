@@ -10,7 +10,7 @@ import { invitationLifecycle } from '../../src/domains/invitations/invitations.m
 import { bankLinkLifecycle } from '../../src/domains/plaid/plaid.model.js';
 import { bulkImportLifecycle } from '../../src/domains/bulk-customers/bulk-customers.model.js';
 import { deliveryLifecycle } from '../../src/domains/webhooks/webhooks.model.js';
-import { quoteLifecycle, refundLifecycle, transactionLifecycle } from '../../src/domains/transactions/transactions.model.js';
+import { quoteLifecycle, refundLifecycle, transactionLifecycle } from '../../src/domains/payments/transactions.model.js';
 
 /**
  * Every lifecycle's documented moves, written out independently of its transition table as

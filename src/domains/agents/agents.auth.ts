@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.js';
-import type { Principal } from '../platforms/platforms.model.js';
+import type { Principal } from '../../platform/principal.js';
 import { policyOf, secretHash } from './agents.model.js';
 
 const TOKEN_RE = /^agt_[A-Za-z0-9_-]{40,60}$/;

@@ -3,7 +3,7 @@ import type { AgentActor, Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, DomainError, ForbiddenError } from '../../platform/errors.js';
 import { currencyOf } from '../../platform/currencies.js';
-import { getExchangeRate } from '../fees/rates.service.js';
+import { getExchangeRate } from '../fees/index.js';
 import { policyDecision } from './agents.model.js';
 
 /**

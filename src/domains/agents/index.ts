@@ -7,3 +7,8 @@ export const agentsModule: DomainModule = {
   routes: (api) => agentRoutes(api),
   publicRoutes: (app, deps) => agentPublicRoutes(app, deps),
 };
+
+/** What other domains call: payments and funding ask the agent's policy (limits, approval threshold). */
+export { agentActorOf } from './agents.service.js';
+export { assertWithinTransactionLimit, countDailyUsage, releaseDailyUsage, toPolicyAmount } from './agents.policy.js';
+export { policyDecision } from './agents.model.js';

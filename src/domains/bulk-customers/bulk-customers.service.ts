@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids.js';
 import { statusColumn, transition, tryTransition } from '../../platform/state-machine.js';
 import { queueOf } from '../../platform/queue.js';
 import type { BulkCustomerImport } from '../../generated/prisma/client.js';
-import { createCustomer } from '../customers/customers.service.js';
+import { createCustomer } from '../customers/index.js';
 import { bulkImportLifecycle } from './bulk-customers.model.js';
 import { correlationIdOf, customerBodyOf, parseCustomerCsv, type CsvRow } from './bulk-customers.csv.js';
 

@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { Card, Prisma } from '../../generated/prisma/client.js';
-import { getActiveCustomer } from '../customers/customers.service.js';
+import { getActiveCustomer } from '../customers/index.js';
 import {
   consumeSignedChallenge, hasSignatureHeaders, issueSignedChallenge, verifySignedRetry,
   type SignatureHeaders, type SignedRequestChallenge, type SignedTarget,

@@ -7,7 +7,7 @@ import { toFieldErrors } from '../../platform/http/validate.js';
 import type { BeneficialOwner, Prisma } from '../../generated/prisma/client.js';
 import { address, country, e164, email, ID_TYPES, ITIN_PATTERN, oneOf, OWNER_ROLES, pastDate, SSN_PATTERN, text } from './customers.fields.js';
 import { getActiveCustomer } from './customers.service.js';
-import { getConfig } from '../platforms/config.service.js';
+import { getConfig } from '../platforms/index.js';
 
 /** Beneficial owners of BUSINESS customers (spec "BeneficialOwner"; decisions B§5.6). */
 

@@ -8,8 +8,8 @@ import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import { Prisma, type Customer } from '../../generated/prisma/client.js';
-import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
-import { getConfig, type PlatformConfigView } from '../platforms/config.service.js';
+import { openInternalAccounts } from '../ledger/index.js';
+import { getConfig, type PlatformConfigView } from '../platforms/index.js';
 import {
   contactChannelMachine, customerEventType, customerStatusMachine, initialStatus, regionOf, requiresContactVerification,
   type ChannelEvent, type ChannelState, type ContactChannel, type CustomerEvent, type CustomerStatus,

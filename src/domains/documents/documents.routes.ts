@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { DomainError, ValidationError } from '../../platform/errors.js';
 import { assertStorable, isStorableText, parseInput } from '../../platform/http/validate.js';
 import type { Document } from '../../generated/prisma/client.js';
-import { maskIdentifier } from '../customers/customers.model.js';
+import { maskIdentifier } from '../customers/index.js';
 import { deleteDocument, getDocument, listDocuments, listDocumentsQuery, replaceDocument, uploadDocument, type DocumentUpload } from './documents.service.js';
 
 export function documentResource(d: Document) {

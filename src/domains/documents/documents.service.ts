@@ -11,9 +11,7 @@ import { adaptersFor } from '../../adapters/current.js';
 import type { DocumentStorage } from '../../adapters/storage/port.js';
 import type { AppConfig } from '../../config.js';
 import type { Document, Prisma } from '../../generated/prisma/client.js';
-import { country, oneOf, pastDate, text } from '../customers/customers.fields.js';
-import { getActiveCustomer } from '../customers/customers.service.js';
-import { getOwner } from '../customers/beneficial-owners.js';
+import { country, oneOf, pastDate, text, getActiveCustomer, getOwner } from '../customers/index.js';
 import { DOCUMENT_TYPES, IDENTITY_DOCUMENT_TYPES, IMAGE_PROBLEM_MESSAGES, SIDES, TWO_SIDED_DOCUMENT_TYPES } from './documents.model.js';
 import { inspectImage, sniffDocumentType } from './documents.inspect.js';
 

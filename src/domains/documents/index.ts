@@ -10,3 +10,6 @@ export const documentsModule: DomainModule = {
     await registerDocumentRoutes(api, deps.config.DOCUMENT_MAX_BYTES);
   },
 };
+
+/** What verification calls: a customer's documents and their submission. */
+export { documentsOfCustomer, markDocumentsSubmitted } from './documents.service.js';

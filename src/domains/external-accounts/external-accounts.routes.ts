@@ -1,19 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../deps.js';
-import { ForbiddenError, NotFoundError } from '../../platform/errors.js';
+import { NotFoundError } from '../../platform/errors.js';
 import { parseInput } from '../../platform/http/validate.js';
-import { sandboxLivenessPage } from '../../adapters/liveness/sandbox/index.js';
 import { findBanks } from './discoveries.js';
 import {
   challengeBody, discoveriesQuery, externalAccountParams, externalAccountResource, listCustomerAccountsQuery, listPlatformAccountsQuery,
-  livenessOutcomeBody, livenessParams, trustConfirmBody, verifyBody,
+  trustConfirmBody, verifyBody,
 } from './external-accounts.schemas.js';
 import {
   createExternalAccount, deleteExternalAccount, getExternalAccount, listCustomerExternalAccounts, listPlatformExternalAccounts, type AccountScope,
 } from './external-accounts.service.js';
-import { getLivenessSession, receiveLivenessOutcome, startOwnershipChallenge, verifyOwnershipSignature } from './ownership.service.js';
+import { startOwnershipChallenge, verifyOwnershipSignature } from './ownership.service.js';
 import { confirmTrustChange, startTrustChange, type TrustAction } from './trust.service.js';
-import { getResetLivenessSession, receiveResetLivenessOutcome } from '../sca/index.js';
 import { customerFilterFor } from '../../platform/agent-scope.js';
 import type { Ctx } from '../../deps.js';
 
@@ -92,34 +89,5 @@ export async function externalAccountRoutes(app: FastifyInstance) {
   app.get('/discoveries', { config: { query: discoveriesQuery } }, async (req) => {
     const q = parseInput(discoveriesQuery, req.query);
     return { data: findBanks(q.country, q.currency) };
-  });
-}
-
-/** The sandbox liveness page and its callback: no platform auth, the single-use token is the proof. */
-export async function externalAccountPublicRoutes(app: FastifyInstance, deps: AppDeps) {
-  const sandboxOnly = async () => {
-    if (deps.config.SVC_ENV !== 'sandbox') throw new ForbiddenError('FORBIDDEN', 'Sandbox operations are not available in production.');
-  };
-
-  app.get('/sandbox/liveness/:token', { preHandler: sandboxOnly }, async (req, reply) => {
-    const { token } = parseInput(livenessParams, req.params);
-    // The sandbox provider's page serves every liveness session: wallet ownership here, SCA factor resets in src/domains/sca.
-    const session = await getLivenessSession(deps, token).catch(async (err) => {
-      if (!(err instanceof NotFoundError)) throw err;
-      const reset = await getResetLivenessSession(deps, token);
-      if (!reset) throw err;
-      return reset;
-    });
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(sandboxLivenessPage(token, session.expiresAt));
-  });
-
-  app.post('/sandbox/liveness/:token', { preHandler: sandboxOnly }, async (req, reply) => {
-    const { token } = parseInput(livenessParams, req.params);
-    const { outcome } = parseInput(livenessOutcomeBody, req.body ?? {});
-    await receiveLivenessOutcome(deps, token, outcome).catch(async (err) => {
-      if (!(err instanceof NotFoundError) || (await receiveResetLivenessOutcome(deps, token, outcome)) !== 'ACCEPTED') throw err;
-    });
-    reply.status(202);
-    return { outcome, status: 'RECEIVED' };
   });
 }

@@ -1,6 +1,6 @@
 import type { DomainModule } from '../../platform/module.js';
 import { EXTERNAL_ACCOUNTS_QUEUE } from './external-accounts.queue.js';
-import { externalAccountPublicRoutes, externalAccountRoutes } from './external-accounts.routes.js';
+import { externalAccountRoutes } from './external-accounts.routes.js';
 import { startExternalAccountsWorker } from './external-accounts.jobs.js';
 import { sweepPendingChecks } from './external-accounts.service.js';
 import { sweepLivenessOutcomes } from './ownership.service.js';
@@ -9,7 +9,6 @@ export const externalAccountsModule: DomainModule = {
   name: 'external-accounts',
   queues: [EXTERNAL_ACCOUNTS_QUEUE],
   routes: (api) => externalAccountRoutes(api),
-  publicRoutes: (app, deps) => externalAccountPublicRoutes(app, deps),
   workers: (deps, connection) => [startExternalAccountsWorker(deps, connection)],
   loops: [
     {
@@ -27,4 +26,11 @@ export const externalAccountsModule: DomainModule = {
   ],
 };
 
-export { getDefaultUmaDepositAccount, getPayableExternalAccount, getPayoutDestination, type PayableExternalAccount } from './external-accounts.service.js';
+/** What other domains call: payable accounts (payments, uma), accounts made for a quote or a bank link, liveness sessions. */
+export {
+  createExternalAccount, deleteExternalAccount, getDefaultUmaDepositAccount, getExternalAccount, getPayableExternalAccount, getPayoutDestination, runBeneficiaryCheck,
+  type PayableExternalAccount,
+} from './external-accounts.service.js';
+export { externalAccountResource, livenessOutcomeBody, livenessParams, type ExternalAccountRecord } from './external-accounts.schemas.js';
+export { requiredBeneficiaryFields } from './beneficiary.schemas.js';
+export { getLivenessSession, receiveLivenessOutcome } from './ownership.service.js';

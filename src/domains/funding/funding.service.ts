@@ -5,13 +5,10 @@ import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { isUniqueViolation } from '../../platform/db.js';
 import type { Deposit } from '../../generated/prisma/client.js';
 import { depositDetectorFor } from '../../adapters/deposits/index.js';
-import { systemAccount } from '../ledger/ledger.model.js';
-import { postJournal } from '../ledger/ledger.service.js';
-import { startExecution } from '../quotes/quotes.service.js';
-import { agentActorOf } from '../agents/agents.service.js';
-import { toPolicyAmount } from '../agents/agents.policy.js';
+import { systemAccount, postJournal } from '../ledger/index.js';
+import { beginExecution, type ExecutionStart } from '../payments/index.js';
+import { agentActorOf, toPolicyAmount } from '../agents/index.js';
 import type { DomainError } from '../../platform/errors.js';
-import { enqueueSubmit } from '../transactions/transactions.jobs.js';
 
 export interface DetectedDeposit {
   /** The detector's id of the deposit (transaction hash, bank trace number): a repeat is recorded once. */
@@ -68,21 +65,22 @@ export async function receiveDeposit(ctx: Ctx, d: DetectedDeposit): Promise<Depo
       const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
       let outcome: DepositOutcome =
         t.status !== 'PENDING' || t.pendingReason ? 'QUOTE_NOT_PENDING' : quote.expiresAt <= now ? 'LATE' : d.amount !== quote.totalSendingAmount ? 'AMOUNT_MISMATCH' : 'EXECUTED';
+      let execution: ExecutionStart | undefined;
       if (outcome === 'EXECUTED') {
         // A refused daily limit changes nothing in the database (a conditional upsert that matched no
         // row), so the credit above still commits and the money stays on the balance.
-        const started = await startExecution(ctx, tx, t, agent, agentAmount).catch((err: DomainError) => {
-          if (err?.code === 'VELOCITY_LIMIT_EXCEEDED') return 'LIMIT_EXCEEDED' as const;
+        execution = await beginExecution(ctx, tx, t, { by: 'FUNDING', agent, agentAmount }).catch((err: DomainError) => {
+          if (err?.code === 'VELOCITY_LIMIT_EXCEEDED') return undefined;
           throw err;
         });
-        outcome = started === 'PROCESSING' ? 'EXECUTED' : started;
+        outcome = !execution ? 'LIMIT_EXCEEDED' : execution.status === 'PROCESSING' ? 'EXECUTED' : execution.status;
       }
       const deposit = await tx.deposit.create({
         data: { id, externalId, quoteId: quote.id, instructionId: instruction.id, network: instruction.network, currency: d.currency, amount: d.amount, creditedAccountId: quote.sourceAccountId, outcome, createdAt: now } as never,
       });
-      return { deposit, executed: outcome === 'EXECUTED' };
+      return { deposit, execution };
     });
-    if (result.executed) await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: quote.transactionId });
+    await result.execution?.afterCommit();
     return result.deposit;
   } catch (err) {
     // The same deposit reported twice at once: the first recording stands.

@@ -6,3 +6,6 @@ export const fundingModule: DomainModule = {
   name: 'funding',
   routes: (api) => fundingRoutes(api),
 };
+
+/** What ref-compat calls: a detected deposit (the sandbox's simulated one). */
+export { receiveDeposit } from './funding.service.js';

@@ -5,7 +5,7 @@ import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from 
 import { newId } from '../../platform/ids.js';
 import { nextStatus, statusColumn, transition } from '../../platform/state-machine.js';
 import type { UmaInvitation } from '../../generated/prisma/client.js';
-import { normalizeUmaAddress } from '../uma/uma.model.js';
+import { normalizeUmaAddress } from '../uma/index.js';
 import { invitationCode, invitationLifecycle, statusAt, type InvitationEvent } from './invitations.model.js';
 import { invitationResource, type CreateInvitationBody } from './invitations.schemas.js';
 

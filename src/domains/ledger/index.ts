@@ -6,6 +6,9 @@ export const ledgerModule: DomainModule = {
   routes: (api) => internalAccountRoutes(api),
 };
 
+/** What other domains call: journals (only the ledger writes balances; the one-statement path builds its CTEs here) and internal accounts. */
 export { InsufficientFundsError, postJournal } from './ledger.service.js';
+export { systemAccount, type Posting } from './ledger.model.js';
+export { getInternalAccount, openInternalAccounts } from './internal-accounts.service.js';
 export { internalAccountResource } from './internal-accounts.resource.js';
 export { journalCtes } from './ledger.sql.js';

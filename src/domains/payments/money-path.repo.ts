@@ -5,12 +5,11 @@ import { toJson } from '../../platform/outbox.js';
 import { OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
 import { claimCommitted, claimInsertSql, claimTaken } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
-import type { Posting } from '../ledger/ledger.model.js';
-import { InsufficientFundsError, journalCtes } from '../ledger/index.js';
+import { InsufficientFundsError, journalCtes, type Posting } from '../ledger/index.js';
 import { holdPostings } from './payment-postings.js';
-import { transactionResource } from '../transactions/transactions.resource.js';
-import { eventPrefix } from '../transactions/transactions.repo.js';
-import { quoteLifecycle, transactionLifecycle, transactionTransitions } from '../transactions/transactions.model.js';
+import { transactionResource } from './transactions.resource.js';
+import { eventPrefix } from './transactions.repo.js';
+import { quoteLifecycle, transactionLifecycle, transactionTransitions } from './transactions.model.js';
 
 /**
  * Issue 12: the money path in one statement each. A platform's prefunded payment (no SCA, no agent

@@ -1,5 +1,5 @@
 import type { Transaction } from '../../generated/prisma/client.js';
-import type { Posting } from '../ledger/ledger.model.js';
+import type { Posting } from '../ledger/index.js';
 
 /**
  * Money effects of a payment's life, each a balanced journal with a key derived from the

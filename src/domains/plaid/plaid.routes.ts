@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { DomainError } from '../../platform/errors.js';
 import { parseInput } from '../../platform/http/validate.js';
 import { sandboxLinkPage, sandboxPublicToken, SANDBOX_ACCOUNTS } from '../../adapters/bank-link/sandbox/index.js';
-import { externalAccountResource } from '../external-accounts/external-accounts.schemas.js';
+import { externalAccountResource } from '../external-accounts/index.js';
 import { callbackUrlOf, createLinkToken, pendingSandboxLink, submitPublicToken } from './plaid.service.js';
 
 const linkTokenBody = z.strictObject({ customerId: z.string().min(1).max(200) });

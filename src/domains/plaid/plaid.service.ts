@@ -4,9 +4,8 @@ import { newId } from '../../platform/ids.js';
 import { statusColumn, tryTransition } from '../../platform/state-machine.js';
 import type { BankLink, Customer } from '../../generated/prisma/client.js';
 import { BankLinkError, type LinkedBankAccount } from '../../adapters/bank-link/port.js';
-import { getActiveCustomer } from '../customers/customers.service.js';
-import { createExternalAccount, deleteExternalAccount, getExternalAccount } from '../external-accounts/external-accounts.service.js';
-import type { ExternalAccountRecord } from '../external-accounts/external-accounts.schemas.js';
+import { getActiveCustomer } from '../customers/index.js';
+import { createExternalAccount, deleteExternalAccount, getExternalAccount, type ExternalAccountRecord } from '../external-accounts/index.js';
 import { bankLinkLifecycle } from './plaid.model.js';
 
 const bankLinkStatus = statusColumn(bankLinkLifecycle, 'bank_links', 'status');

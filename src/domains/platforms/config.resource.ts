@@ -2,7 +2,7 @@ import type { AppConfig } from '../../config.js';
 import type { FeeConfig } from '../../generated/prisma/client.js';
 import type { PlatformConfigView } from './config.service.js';
 import { providerRequiredCustomerFields } from './config.service.js';
-import { requiredBeneficiaryFields } from '../external-accounts/beneficiary.schemas.js';
+import { requiredBeneficiaryFields } from '../external-accounts/index.js';
 
 /** Beneficiary field paths → REF's CustomerInfoFieldName. */
 const FIELD_NAMES: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { feeConfigInput } from '../fees/fees.model.js';
+import { feeConfigInput } from '../fees/index.js';
 import { isKnownCurrency } from '../../platform/currencies.js';
 
 export const CUSTOMER_INFO_FIELD_NAMES = [

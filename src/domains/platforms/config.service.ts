@@ -2,11 +2,11 @@ import type { Ctx } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
 import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { recordEvent } from '../../platform/outbox.js';
-import { assertFeeConfigSupported, feeConfigKey, isActiveFee } from '../fees/fees.model.js';
-import { assertWebhookUrl } from '../webhooks/webhook-url.js';
+import { assertFeeConfigSupported, feeConfigKey, isActiveFee } from '../fees/index.js';
+import { assertWebhookUrl } from '../webhooks/index.js';
 import type { PatchConfigBody } from './config.schemas.js';
 import { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from './currency-config.js';
-import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
+import { openInternalAccounts } from '../ledger/index.js';
 import type { FeeConfig, Platform, PlatformCurrency } from '../../generated/prisma/client.js';
 import { ProcessCache, type InvalidationBus } from '../../platform/process-cache.js';
 

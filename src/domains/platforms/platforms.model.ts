@@ -1,7 +1,5 @@
-import type { AgentActor } from '../../deps.js';
-
-export const PERMISSIONS = ['VIEW', 'TRANSACT', 'MANAGE'] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+/** Who may call what: below every domain (src/platform/principal.ts), since the auth hook needs it. */
+export { PERMISSIONS, type Permission, type Principal } from '../../platform/principal.js';
 
 export interface PlatformFlags {
   isRegulated: boolean;
@@ -16,14 +14,4 @@ export interface Platform extends PlatformFlags {
   umaDomain: string | null;
   createdAt: Date;
   updatedAt: Date;
-}
-
-/** Who is calling: resolved once per request by the auth hook. */
-export interface Principal {
-  platformId: string;
-  /** The API credential's id, or the agent's id for agent calls (rate limits count per credential). */
-  credentialId: string;
-  permissions: Permission[];
-  /** Present when an agent calls with its Bearer token (A17). */
-  agent?: AgentActor;
 }

@@ -4,7 +4,7 @@ import { newId } from '../../platform/ids.js';
 import { hashSecret, randomToken } from '../../platform/secrets.js';
 import { PERMISSIONS, type Permission, type PlatformFlags } from './platforms.model.js';
 import { DEFAULT_CURRENCIES, seedCurrencyConfigs } from './currency-config.js';
-import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
+import { openInternalAccounts } from '../ledger/index.js';
 
 export interface CreatedPlatform {
   platformId: string;

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { parseInput } from '../../platform/http/validate.js';
 import { sandboxOnly } from '../../platform/http/sandbox.js';
-import { transactionResource } from '../transactions/transactions.resource.js';
-import { sendTestEvent } from '../webhooks/webhooks.service.js';
+import { transactionResource } from '../payments/index.js';
+import { sendTestEvent } from '../webhooks/index.js';
 import { accountLookupParams, accountLookupQuery, kycLinkQuery, sandboxSendBody, sandboxUmaReceiveBody, transferBody } from './ref-compat.schemas.js';
 import { kycLinkFor, lookupExternalAccount, sandboxSend, sandboxUmaReceive, transferIn, transferOut } from './ref-compat.service.js';
 

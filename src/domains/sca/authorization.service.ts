@@ -2,9 +2,7 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { ConflictError, ValidationError } from '../../platform/errors.js';
-import type { Quote, Transaction } from '../../generated/prisma/client.js';
-import { transitionTransaction } from '../transactions/transactions.repo.js';
-import { enqueueSubmit } from '../transactions/transactions.jobs.js';
+import type { Quote } from '../../generated/prisma/client.js';
 import { scaApplies, assertNotLocked, recordFailedProof, recordSuccessfulProof } from './sca.customers.js';
 import { activeTotp, consumeTotpCode } from './factors.service.js';
 import { requireScaSession } from './login.service.js';
@@ -12,23 +10,30 @@ import { hashCode, newOneTimeCode } from './sca.model.js';
 import { challengeView, codeMatches, findOutstandingChallenge, insertChallenge, resolveChallenge, sendChallengeCode, type ScaChallengeView } from './challenges.js';
 
 /**
- * Per-payment authorization (spec "Quote and transaction": POST /quotes for an SCA customer → PENDING_AUTHORIZATION
- * with `scaChallenge`; decisions B§4.2, B§4.4). The quote's transaction moves PENDING → PENDING_AUTHORIZATION
- * in the transaction that creates it; POST /quotes/{id}/authorize with the code holds the funds and starts the
- * payout (→ PROCESSING) through the quotes module's hold path; a challenge left to expire fails the payment
- * (`failureReason` SCA_NOT_COMPLETED) in the sweep. Nothing is held before authorization, so nothing is refunded.
+ * Per-payment authorization challenges (spec "Quote and transaction": POST /quotes for an SCA customer →
+ * PENDING_AUTHORIZATION with `scaChallenge`; decisions B§4.2, B§4.4). This domain only opens and verifies the
+ * challenges; the payment's status is the payments domain's (src/domains/payments/quotes.authorization.ts):
+ * it moves the transaction to PENDING_AUTHORIZATION when it opens the challenge, begins the execution
+ * (→ PROCESSING) in the transaction that consumes a verified one, and fails the payment (`failureReason`
+ * SCA_NOT_COMPLETED) when the challenge expires. Nothing is held before authorization, so nothing is refunded.
  */
 
+/** What a payment's challenge is for: the quote and its customer; TRANSFER between internal accounts, else PAYOUT. */
+export interface QuoteChallengeRequest {
+  customerId: string;
+  quoteId: string;
+  purpose: 'PAYOUT' | 'TRANSFER';
+}
+
 /**
- * In the caller's transaction: the transaction (and its quote) → PENDING_AUTHORIZATION, plus a challenge.
- * Returns what to run after the commit (sending the SMS code: never inside a transaction).
+ * In the caller's transaction: an outstanding challenge for the quote's payment. Returns what to run after the
+ * commit (sending the SMS code: never inside a transaction).
  */
-export async function requireQuoteAuthorization(ctx: Ctx, tx: TenantTx, t: Transaction): Promise<() => Promise<void>> {
-  const customer = await tx.customer.findUniqueOrThrow({ where: { id: t.customerId! } });
+export async function openQuoteChallenge(ctx: Ctx, tx: TenantTx, r: QuoteChallengeRequest): Promise<() => Promise<void>> {
+  const customer = await tx.customer.findUniqueOrThrow({ where: { id: r.customerId } });
   const totp = await activeTotp(ctx, customer.id);
   const availableFactors: Array<'SMS_OTP' | 'TOTP'> = [...(customer.phoneNumber || !totp ? ['SMS_OTP' as const] : []), ...(totp ? ['TOTP' as const] : [])];
-  await transitionTransaction(ctx, tx, t, 'requireAuthorization');
-  const { row, code } = await insertChallenge(ctx, tx, customer.id, { purpose: t.destinationKind === 'INTERNAL' ? 'TRANSFER' : 'PAYOUT', quoteId: t.quoteId, availableFactors });
+  const { row, code } = await insertChallenge(ctx, tx, customer.id, { purpose: r.purpose, quoteId: r.quoteId, availableFactors });
   return () => (availableFactors.includes('SMS_OTP') ? sendChallengeCode(ctx, customer, row, code) : Promise.resolve());
 }
 
@@ -48,18 +53,17 @@ async function quoteAwaitingAuthorization(ctx: Ctx, quote: Quote) {
   return customer;
 }
 
+/** A right code for a quote's challenge, to be consumed in the transaction that begins the payment's execution. */
+export interface VerifiedQuoteChallenge {
+  challengeId: string;
+}
+
 /**
- * POST /quotes/{id}/authorize {code}. A right code (the SMS code, or a current TOTP code where TOTP is
- * available) holds the funds and moves the payment to PROCESSING; the submission is queued after the commit.
- * Errors: 400 INVALID_INPUT (wrong or expired code), INSUFFICIENT_FUNDS; 404 QUOTE_NOT_FOUND; 409 CONFLICT,
- * SCA_SESSION_REQUIRED; 423 ACCOUNT_LOCKED.
+ * POST /quotes/{id}/authorize {code}, the proof: a right code is the SMS code, or a current TOTP code where TOTP is
+ * available. A wrong one counts towards the lockout. Errors: 400 INVALID_INPUT (wrong or expired code); 409
+ * CONFLICT, SCA_SESSION_REQUIRED; 423 ACCOUNT_LOCKED.
  */
-export async function authorizeQuote(
-  ctx: Ctx,
-  quote: Quote,
-  code: string,
-  release: (tx: TenantTx, t: Transaction) => Promise<unknown>,
-): Promise<void> {
+export async function verifyQuoteChallenge(ctx: Ctx, quote: Quote, code: string): Promise<VerifiedQuoteChallenge> {
   const customer = await quoteAwaitingAuthorization(ctx, quote);
   await assertNotLocked(ctx, customer.id);
   const challenge = await findOutstandingChallenge(ctx, customer.id, { quoteId: quote.id });
@@ -71,12 +75,12 @@ export async function authorizeQuote(
     throw new ValidationError([{ field: 'code', message: 'Wrong code.' }]);
   }
   await recordSuccessfulProof(ctx, customer.id);
-  await ctx.db.$transaction(async (tx) => {
-    if (!(await resolveChallenge(ctx, tx, challenge.id, 'SUCCEEDED'))) throw new ConflictError('CONFLICT', 'The challenge was used by a concurrent request.');
-    const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
-    await release(tx, t);
-  });
-  await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: quote.transactionId });
+  return { challengeId: challenge.id };
+}
+
+/** In the caller's transaction: uses up a verified challenge. Errors: 409 CONFLICT (a concurrent request used it). */
+export async function consumeQuoteChallenge(ctx: Ctx, tx: TenantTx, verified: VerifiedQuoteChallenge): Promise<void> {
+  if (!(await resolveChallenge(ctx, tx, verified.challengeId, 'SUCCEEDED'))) throw new ConflictError('CONFLICT', 'The challenge was used by a concurrent request.');
 }
 
 /**
@@ -101,26 +105,37 @@ async function rotateCode(ctx: Ctx, challengeId: string): Promise<{ code: string
 }
 
 /**
- * Sweep: outstanding challenges past `expiresAt` become EXPIRED; a quote still awaiting authorization fails
- * with SCA_NOT_COMPLETED (decisions B§4.2). Bounded by SCA_SWEEP_BATCH; each item is its own transaction.
+ * Sweep: outstanding login challenges past `expiresAt` become EXPIRED. A quote's challenge is expired by the
+ * payments domain's sweep (dueQuoteChallenges, expireQuoteChallenge), in the transaction that fails its payment.
+ * Bounded by SCA_SWEEP_BATCH.
  */
 export async function expireScaChallenges(deps: AppDeps): Promise<number> {
   const now = deps.clock.now();
   const due = await deps.prisma.scaChallenge.findMany({
-    where: { status: 'OUTSTANDING', expiresAt: { lt: now } },
-    select: { id: true, platformId: true, quoteId: true },
+    where: { status: 'OUTSTANDING', quoteId: null, expiresAt: { lt: now } },
+    select: { id: true, platformId: true },
     orderBy: { expiresAt: 'asc' },
     take: deps.config.SCA_SWEEP_BATCH,
   });
   for (const c of due) {
     const ctx = ctxFor(deps, c.platformId);
-    await ctx.db
-      .$transaction(async (tx) => {
-        if (!(await resolveChallenge(ctx, tx, c.id, 'EXPIRED')) || !c.quoteId) return;
-        const t = await tx.transaction.findUnique({ where: { quoteId: c.quoteId } });
-        if (t?.status === 'PENDING_AUTHORIZATION') await transitionTransaction(ctx, tx, t, 'authorizationExpired', { failureReason: 'SCA_NOT_COMPLETED' }, 'SCA_NOT_COMPLETED');
-      })
-      .catch((err) => deps.logger.warn({ err, challengeId: c.id }, 'SCA challenge expiry failed'));
+    await resolveChallenge(ctx, ctx.db, c.id, 'EXPIRED').catch((err) => deps.logger.warn({ err, challengeId: c.id }, 'SCA challenge expiry failed'));
   }
   return due.length;
+}
+
+/** Outstanding quote challenges past `expiresAt`, oldest first, at most `limit` (SCA_SWEEP_BATCH). */
+export async function dueQuoteChallenges(deps: AppDeps, limit: number): Promise<Array<{ id: string; platformId: string; quoteId: string }>> {
+  const due = await deps.prisma.scaChallenge.findMany({
+    where: { status: 'OUTSTANDING', quoteId: { not: null }, expiresAt: { lt: deps.clock.now() } },
+    select: { id: true, platformId: true, quoteId: true },
+    orderBy: { expiresAt: 'asc' },
+    take: limit,
+  });
+  return due.map((c) => ({ id: c.id, platformId: c.platformId, quoteId: c.quoteId! }));
+}
+
+/** In the caller's transaction: the challenge → EXPIRED; false when it was resolved meanwhile. */
+export function expireQuoteChallenge(ctx: Ctx, tx: TenantTx, challengeId: string): Promise<boolean> {
+  return resolveChallenge(ctx, tx, challengeId, 'EXPIRED');
 }

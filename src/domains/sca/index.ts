@@ -18,7 +18,14 @@ export const scaModule: DomainModule = {
   ],
 };
 
-/** What other domains call: quotes (session and authorization), the liveness page and sinks (reset outcomes). */
+/**
+ * What other domains call: payments (sessions, and a payment's challenge: open, show, verify, consume, resend,
+ * expire), the liveness page and sinks (reset outcomes).
+ */
 export { requireScaSession } from './login.service.js';
-export { requireQuoteAuthorization, quoteScaChallenge } from './authorization.service.js';
+export {
+  consumeQuoteChallenge, dueQuoteChallenges, expireQuoteChallenge, openQuoteChallenge, quoteScaChallenge, resendQuoteChallenge, verifyQuoteChallenge,
+  type QuoteChallengeRequest, type VerifiedQuoteChallenge,
+} from './authorization.service.js';
+export { authorizeBody } from './sca.schemas.js';
 export { getResetLivenessSession, receiveResetLivenessOutcome } from './reset.service.js';

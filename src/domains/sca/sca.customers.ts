@@ -2,7 +2,7 @@ import type { Ctx } from '../../deps.js';
 import { ConflictError } from '../../platform/errors.js';
 import type { Customer } from '../../generated/prisma/client.js';
 import { getConfig } from '../platforms/index.js';
-import { getActiveCustomer } from '../customers/customers.service.js';
+import { getActiveCustomer } from '../customers/index.js';
 import { AccountLockedError, isScaCustomer, lockoutFor } from './sca.model.js';
 
 /** Whether SCA applies to this customer (A8). Errors: 404 USER_NOT_FOUND, 410 CUSTOMER_DELETED. */

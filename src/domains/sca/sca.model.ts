@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { defineLifecycle, type TransitionTable } from '../../platform/state-machine.js';
 import { DomainError } from '../../platform/errors.js';
-import { EEA_COUNTRIES } from '../customers/customers.model.js';
+import { EEA_COUNTRIES } from '../customers/index.js';
 
 /** Decisions A8, A15, B§6.5. Pure rules of Strong Customer Authentication; no I/O. */
 

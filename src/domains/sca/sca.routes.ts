@@ -1,17 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { parseInput } from '../../platform/http/validate.js';
-import { getQuote, holdAndProcess } from '../quotes/quotes.service.js';
-import { quoteResource } from '../quotes/quotes.resource.js';
 import {
-  authorizeBody, confirmBody, credentialParams, customerQuery, enrollBody, loginCompleteBody, loginStartBody, quoteParams,
+  confirmBody, credentialParams, customerQuery, enrollBody, loginCompleteBody, loginStartBody,
   resetCompleteBody, resetParams, resetStartBody,
 } from './sca.schemas.js';
 import { confirmFactorEnrollment, deleteFactor, listFactors, startFactorEnrollment } from './factors.service.js';
 import { completeLogin, startLogin } from './login.service.js';
-import { authorizeQuote, quoteScaChallenge, resendQuoteChallenge } from './authorization.service.js';
 import { completeReset, getReset, startReset } from './reset.service.js';
 
-/** SCA endpoints (decisions A15, B§6.5). Every /sca route takes query `customerId`; non-SCA customers get 409. */
+/**
+ * SCA endpoints (decisions A15, B§6.5). Every /sca route takes query `customerId`; non-SCA customers get 409.
+ * A payment's authorization (POST /quotes/{id}/authorize) is the payments domain's route; it verifies the code here.
+ */
 export async function scaRoutes(app: FastifyInstance) {
   app.get('/sca/factors', { config: { query: customerQuery } }, async (req) => {
     const { customerId } = parseInput(customerQuery, req.query);
@@ -66,22 +66,4 @@ export async function scaRoutes(app: FastifyInstance) {
     await completeReset(req.ctx, customerId, resetId, parseInput(resetCompleteBody, req.body ?? {}));
     return reply.status(204).send();
   });
-
-  app.post('/quotes/:quoteId/authorize', async (req) => {
-    const { quoteId } = parseInput(quoteParams, req.params);
-    const { code } = parseInput(authorizeBody, req.body ?? {});
-    const ctx = req.ctx;
-    // The hold path is the quotes module's own (the same as execute): funds held, PROCESSING, in one transaction.
-    await authorizeQuote(ctx, await getQuote(ctx, quoteId), code!, (tx, t) => holdAndProcess(ctx, tx, t, 'authorize'));
-    const quote = await getQuote(ctx, quoteId);
-    return quoteResource(quote, await quoteScaChallenge(ctx, quote));
-  });
-
-  app.post('/quotes/:quoteId/authorize/resend', async (req, reply) => {
-    const { quoteId } = parseInput(quoteParams, req.params);
-    await resendQuoteChallenge(req.ctx, await getQuote(req.ctx, quoteId));
-    return reply.status(204).send();
-  });
 }
-
-

@@ -8,7 +8,6 @@ const ipAddress = z.union([z.ipv4(), z.ipv6()]);
 export const customerQuery = z.object({ customerId: id });
 export const credentialParams = z.object({ credentialId: id });
 export const resetParams = z.object({ resetId: id });
-export const quoteParams = z.object({ quoteId: id });
 
 export const enrollBody = z.strictObject({ type: z.enum(['TOTP', 'PASSKEY']) });
 export const confirmBody = z.strictObject({

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../platform/db.js';
 import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { SigningCredential } from '../../generated/prisma/client.js';
-import { getActiveCustomer } from '../customers/customers.service.js';
+import { getActiveCustomer } from '../customers/index.js';
 import {
   bodyHashOf, credentialSetHashOf, isValidP256PublicKey, MalformedStampError, parseStamp, payloadToSign, verifyP256,
 } from './signing.model.js';

@@ -1,4 +1,4 @@
-import { PERMISSIONS, type Permission } from '../platforms/platforms.model.js';
+import { PERMISSIONS, type Permission } from '../../platform/principal.js';
 
 export { PERMISSIONS, type Permission };
 

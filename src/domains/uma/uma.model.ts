@@ -1,4 +1,4 @@
-import { UMA_ADDRESS_PATTERN } from '../customers/customers.fields.js';
+import { UMA_ADDRESS_PATTERN } from '../customers/index.js';
 
 /**
  * UMA addresses (UMAD-01): `$` + a user name of 1–64 letters, digits and `-_.+`, `@`, a domain.
@@ -33,17 +33,4 @@ export interface StoredUmaCurrency {
   min: string;
   max: string;
   estimatedExchangeRate: number;
-}
-
-/** What the quote keeps of the counterparty's pay-request answer (quotes.uma_payment). */
-export interface StoredUmaPayment {
-  receiverUmaAddress: string;
-  senderUmaAddress: string;
-  invoice: string;
-  amountMsats: string;
-  multiplier: number;
-  receiverFeeMsats: string;
-  termsExpireAt: string;
-  /** Set when the receiver is one of this platform's customers: settled internally, as an incoming payment. */
-  localCustomerId?: string;
 }

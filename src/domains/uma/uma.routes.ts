@@ -5,8 +5,7 @@ import { sandboxOnly } from '../../platform/http/sandbox.js';
 import { lookupResource } from './uma.resource.js';
 import { lookupReceiver } from './uma.service.js';
 import { receiveSandboxUmaPayment } from './uma.incoming.js';
-import { transactionResource } from '../transactions/transactions.resource.js';
-import { getTransaction } from '../transactions/transactions.service.js';
+import { getTransaction, transactionResource } from '../payments/index.js';
 
 const lookupQuery = z.object({ customerId: z.string().min(1).max(200).optional(), senderUmaAddress: z.string().min(1).max(400).optional() });
 

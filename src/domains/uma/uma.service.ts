@@ -6,7 +6,7 @@ import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { UmaLookup } from '../../generated/prisma/client.js';
 import { umaCounterpartyFor } from '../../adapters/uma/index.js';
 import { UmaCounterpartyError, type UmaCurrencyOption, type UmaReceiver } from '../../adapters/uma/port.js';
-import { getExchangeRate } from '../fees/rates.service.js';
+import { getExchangeRate } from '../fees/index.js';
 import { normalizeUmaAddress, type PayerDataRequirement, type StoredUmaCurrency } from './uma.model.js';
 
 /** The spec's error for a counterparty failure (codes and statuses of decisions B§9.1). */

@@ -4,8 +4,7 @@ import { ctxFor } from '../../deps.js';
 import { renderHostedForm, renderMessage, type HostedField } from '../../adapters/kyc/sandbox/hosted-page.js';
 import { SANDBOX_HOSTED_PATH } from '../../adapters/kyc/sandbox/index.js';
 import type { Customer, KycLink } from '../../generated/prisma/client.js';
-import { isCalendarDate, isCountryCode } from '../customers/customers.fields.js';
-import { hashLinkToken } from '../customers/kyc-link.service.js';
+import { isCalendarDate, isCountryCode, hashLinkToken } from '../customers/index.js';
 import { completeHostedFlow, HostedFlowError } from './hosted.service.js';
 import { enqueueDecision } from './verification.jobs.js';
 

@@ -1,6 +1,6 @@
 import type { Ctx } from '../../deps.js';
 import type { Customer, KycLink, Prisma, Verification } from '../../generated/prisma/client.js';
-import { unverifiedChannels } from '../customers/contact.service.js';
+import { unverifiedChannels } from '../customers/index.js';
 import { openCase } from './verification.service.js';
 
 /** A hosted flow that cannot complete: shown to the person as an error page. */

@@ -5,7 +5,7 @@ import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import type { Verification } from '../../generated/prisma/client.js';
 import type { KycOutcome } from '../../adapters/kyc/port.js';
-import { moveCustomerStatus } from '../customers/customers.service.js';
+import { moveCustomerStatus } from '../customers/index.js';
 import { IDENTITY_DOCUMENTS, OPEN_STATUSES, type VerificationError } from './verification.model.js';
 import { moveOwners, moveVerification } from './verification.service.js';
 

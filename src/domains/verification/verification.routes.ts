@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import { paginationQuery } from '../../platform/http/pagination.js';
 import { parseInput } from '../../platform/http/validate.js';
-import { oneOf } from '../customers/customers.fields.js';
+import { oneOf } from '../customers/index.js';
 import { VERIFICATION_STATUSES } from './verification.model.js';
 import { enqueueDecision } from './verification.jobs.js';
 import { getVerification, listVerifications, submitVerification, verificationResource } from './verification.service.js';

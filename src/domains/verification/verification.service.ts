@@ -6,12 +6,10 @@ import { newId } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import { Prisma, type Customer, type Verification } from '../../generated/prisma/client.js';
-import { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from '../platforms/currency-config.js';
-import { ownerStatusMachine, type CustomerStatus, type OwnerEvent } from '../customers/customers.model.js';
-import { getActiveCustomer, moveCustomerStatus } from '../customers/customers.service.js';
-import { unverifiedChannels } from '../customers/contact.service.js';
+import { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from '../platforms/index.js';
+import { ownerStatusMachine, type OwnerEvent, getActiveCustomer, moveCustomerStatus, unverifiedChannels } from '../customers/index.js';
 import { jsonValue, statusColumn, transition, transitionWhere } from '../../platform/state-machine.js';
-import { documentsOfCustomer, markDocumentsSubmitted } from '../documents/documents.service.js';
+import { documentsOfCustomer, markDocumentsSubmitted } from '../documents/index.js';
 import {
   evaluateRequirements, OPEN_STATUSES, verificationMachine,
   type VerificationError, type VerificationEvent, type VerificationStatus,

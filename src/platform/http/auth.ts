@@ -5,7 +5,7 @@ import type { Redis } from '../redis.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { isStorableText } from './validate.js';
 import { dummySecretHash, hmacHex, verifySecret } from '../secrets.js';
-import type { Permission, Principal } from '../../domains/platforms/platforms.model.js';
+import type { Permission, Principal } from '../principal.js';
 import { ProcessCache, type InvalidationBus } from '../process-cache.js';
 
 /** What an agent's policy can allow (docs/decisions.md "Agents"). */

@@ -109,7 +109,8 @@ export function fromFastifyError(err: FastifyError): ErrorBody | undefined {
   return undefined;
 }
 
-const MULTIPART_PARSE_ERROR = /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|Malformed part header|Part terminated early)/;
+// "The needle cannot have…": a boundary over 254 characters (RFC 2046 allows 70), refused by busboy's search.
+const MULTIPART_PARSE_ERROR = /^(Multipart: Boundary not found|Boundary required|Unexpected end of multipart data|Malformed part header|Part terminated early|The needle cannot have a length bigger than)/;
 
 /**
  * `frameworkErrors` (Fastify option): errors raised before routing — a URL that is not valid

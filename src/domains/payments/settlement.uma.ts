@@ -1,6 +1,6 @@
 import type { Ctx } from '../../deps.js';
 import type { Transaction } from '../../generated/prisma/client.js';
-import type { StoredUmaPayment } from './uma.model.js';
+import type { StoredUmaPayment } from './quotes.destinations.js';
 
 /**
  * What the LIGHTNING rail pays for a UMA payment: the invoice the receiver's VASP gave at quote time

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Ctx } from '../../deps.js';
 import { ConflictError, DomainError, ValidationError } from '../../platform/errors.js';
 import type { Quote } from '../../generated/prisma/client.js';
-import { createExternalAccount, deleteExternalAccount, getExternalAccount, runBeneficiaryCheck } from '../external-accounts/external-accounts.service.js';
+import { createExternalAccount, deleteExternalAccount, getExternalAccount, runBeneficiaryCheck } from '../external-accounts/index.js';
 import { createQuoteBody } from './quotes.schemas.js';
 import { createQuote } from './quotes.service.js';
 import { parseInput } from '../../platform/http/validate.js';

@@ -7,20 +7,18 @@ import { getConfig } from '../platforms/index.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { Customer, InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
-import { postJournal } from '../ledger/ledger.service.js';
-import { getPayableExternalAccount } from '../external-accounts/external-accounts.service.js';
-import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride } from '../fees/fee-rules.js';
-import { priceQuoteForWire, type Pricing } from '../fees/pricing.js';
-import { getExchangeRate } from '../fees/rates.service.js';
+import { postJournal } from '../ledger/index.js';
+import { getPayableExternalAccount } from '../external-accounts/index.js';
+import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride, priceQuoteForWire, type Pricing, getExchangeRate } from '../fees/index.js';
 import { FxRateUnavailableError } from '../../adapters/fx/port.js';
-import { holdPostings } from '../transactions/settlement.service.js';
-import { transitionTransaction } from '../transactions/transactions.repo.js';
-import { transactionResource } from '../transactions/transactions.resource.js';
-import { enqueueSubmit } from '../transactions/transactions.jobs.js';
-import { insertStartedPayment, startPendingPayment } from '../payments/money-path.repo.js';
-import { assertWithinTransactionLimit, countDailyUsage, toPolicyAmount } from '../agents/agents.policy.js';
-import { policyDecision } from '../agents/agents.model.js';
-import { requireQuoteAuthorization, requireScaSession } from '../sca/index.js';
+import { holdPostings } from './settlement.service.js';
+import { transitionTransaction } from './transactions.repo.js';
+import { transactionResource } from './transactions.resource.js';
+import { enqueueSubmit } from './transactions.jobs.js';
+import { insertStartedPayment, startPendingPayment } from './money-path.repo.js';
+import { assertWithinTransactionLimit, countDailyUsage, toPolicyAmount, policyDecision } from '../agents/index.js';
+import { consumeQuoteChallenge, requireScaSession, verifyQuoteChallenge } from '../sca/index.js';
+import { requireQuoteAuthorization } from './quotes.authorization.js';
 import type { CreateQuoteBody } from './quotes.schemas.js';
 import { assertDestinationVisible, checkUmaLimits, requestUmaPayment, resolveUmaDestination, type ResolvedDestination } from './quotes.destinations.js';
 import { fundingInstructions, resolveRealtimeSource, saveFundingInstructions, type ResolvedRealtimeSource } from './quotes.funding.js';
@@ -224,14 +222,12 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     });
     if (instructions.length > 0) await saveFundingInstructions(tx, quoteId, instructions, now);
     await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(t));
-    let started = false;
     let afterCommit: (() => Promise<void>) | undefined;
     if (sca) afterCommit = await requireQuoteAuthorization(ctx, tx, t);
-    else if (body.immediatelyExecute) started = (await startExecution(ctx, tx, t, ctx.agent, agentAmount)) === 'PROCESSING';
-    return { quote: await tx.quote.findUniqueOrThrow({ where: { id: quoteId } }), started, afterCommit };
+    else if (body.immediatelyExecute) afterCommit = (await beginExecution(ctx, tx, t, { by: 'EXECUTE', agent: ctx.agent, agentAmount })).afterCommit;
+    return { quote: await tx.quote.findUniqueOrThrow({ where: { id: quoteId } }), afterCommit };
   });
   if (quote.afterCommit) await quote.afterCommit();
-  if (quote.started) await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
   return quote.quote;
 }
 
@@ -300,7 +296,7 @@ function pendingRows(
  * Holds the sending amount and moves the transaction to PROCESSING, in the caller's transaction:
  * `execute` from PENDING, `authorize` from PENDING_AUTHORIZATION (SCA).
  */
-export async function holdAndProcess(ctx: Ctx, tx: TenantTx, t: Transaction, event: 'execute' | 'authorize' = 'execute'): Promise<void> {
+async function holdAndProcess(ctx: Ctx, tx: TenantTx, t: Transaction, event: 'execute' | 'authorize' = 'execute'): Promise<void> {
   // Status first: the compare-and-set turns away a second execute before it touches the balance,
   // and the account row is locked only for the tail of the transaction.
   await transitionTransaction(ctx, tx, t, event);
@@ -313,7 +309,7 @@ export async function holdAndProcess(ctx: Ctx, tx: TenantTx, t: Transaction, eve
  * the platform (A17, pendingReason PLATFORM_APPROVAL): nothing is held until approval, and the
  * quote stays valid for AGENT_APPROVAL_WINDOW_SECONDS, after which it expires.
  */
-export async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: AgentActor | undefined, agentAmount: bigint | undefined): Promise<'PROCESSING' | 'AWAITING_APPROVAL'> {
+async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: AgentActor | undefined, agentAmount: bigint | undefined): Promise<'PROCESSING' | 'AWAITING_APPROVAL'> {
   if (!agent) {
     await holdAndProcess(ctx, tx, t);
     return 'PROCESSING';
@@ -335,6 +331,46 @@ export async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, age
   await tx.transaction.updateMany({ where: { id: t.id }, data: agentFields });
   await holdAndProcess(ctx, tx, { ...t, ...agentFields });
   return 'PROCESSING';
+}
+
+/**
+ * What begins the execution of a payment (issue 12: every start goes through `beginExecution`):
+ *   EXECUTE    POST /quotes/{id}/execute, or POST /quotes with `immediatelyExecute`
+ *   FUNDING    the exact deposit of a real-time funded quote (src/domains/funding)
+ *   AUTHORIZE  POST /quotes/{id}/authorize with a verified SCA code (authorizeQuote)
+ *   APPROVAL   POST /transactions/{id}/approve: the platform approves an agent's payment
+ *   INCOMING   an incoming payment paid out to the customer's deposit account (src/domains/uma)
+ * An agent's EXECUTE or FUNDING (`agent`, with `agentAmount` in its policy currency) follows its policy. A platform's
+ * EXECUTE of a prefunded quote without SCA has its one-statement form (money-path.repo.ts: the same transition, hold,
+ * history and events in one SQL statement), which createQuote and executeQuote take first.
+ */
+export type ExecutionTrigger =
+  | { by: 'EXECUTE' | 'FUNDING'; agent?: AgentActor; agentAmount?: bigint }
+  | { by: 'AUTHORIZE' | 'APPROVAL' | 'INCOMING' };
+
+export interface ExecutionStart {
+  /** PROCESSING: funds held (outgoing), to be submitted to the rail; AWAITING_APPROVAL: an agent's payment waits for the platform. */
+  status: 'PROCESSING' | 'AWAITING_APPROVAL';
+  /** To run after the caller's commit: queues the rail submission of a PROCESSING payment. */
+  afterCommit: () => Promise<void>;
+}
+
+/**
+ * The one entry point that begins a payment's execution, in the caller's database transaction (with whatever
+ * else must commit with it: the quote, the deposit, the consumed SCA challenge). Outgoing payments are held and
+ * move to PROCESSING (`authorize` from PENDING_AUTHORIZATION, `execute` from PENDING); an incoming one moves to
+ * PROCESSING with nothing to hold (its money waits in clearing). The caller runs `afterCommit` once committed.
+ * Errors: 400 INSUFFICIENT_FUNDS, TRANSACTION_SIZE_LIMIT_EXCEEDED; 403 VELOCITY_LIMIT_EXCEEDED; 409 QUOTE_NOT_PENDING
+ * (an agent's payment already waiting for approval); INVALID_STATE_TRANSITION (a lost race: the caller maps it).
+ */
+export async function beginExecution(ctx: Ctx, tx: TenantTx, t: Transaction, trigger: ExecutionTrigger): Promise<ExecutionStart> {
+  let status: ExecutionStart['status'] = 'PROCESSING';
+  if (trigger.by === 'EXECUTE' || trigger.by === 'FUNDING') status = await startExecution(ctx, tx, t, trigger.agent, trigger.agentAmount);
+  else if (trigger.by === 'AUTHORIZE') await holdAndProcess(ctx, tx, t, 'authorize');
+  else if (trigger.by === 'APPROVAL') await holdAndProcess(ctx, tx, t);
+  else await transitionTransaction(ctx, tx, t, 'execute');
+  const submit = () => enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: t.id });
+  return { status, afterCommit: status === 'PROCESSING' ? submit : async () => undefined };
 }
 
 /** Errors: 404 QUOTE_NOT_FOUND (also another platform's quote, and for an agent another customer's). */
@@ -373,15 +409,32 @@ export async function executeQuote(ctx: Ctx, id: string): Promise<Quote> {
       if (t.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${t.status}; only a PENDING quote can be executed.`, { status: t.status });
       if (t.pendingReason) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was executed and waits for the platform\'s approval.', { pendingReason: t.pendingReason });
       if (sca) return requireQuoteAuthorization(ctx, tx, t);
-      return startExecution(ctx, tx, t, ctx.agent, agentAmount);
+      return (await beginExecution(ctx, tx, t, { by: 'EXECUTE', agent: ctx.agent, agentAmount })).afterCommit;
     })
     .catch((err) => {
       // A concurrent execute won the compare-and-set.
       if (err?.code === 'INVALID_STATE_TRANSITION') throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
       throw err;
     });
-  if (typeof outcome === 'function') await outcome();
-  if (outcome === 'PROCESSING') await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: quote.transactionId });
+  await outcome();
+  return getQuote(ctx, id);
+}
+
+/**
+ * POST /quotes/{id}/authorize {code}: src/domains/sca verifies the code; the verified challenge is consumed in the
+ * transaction that begins the execution (funds held, PROCESSING) and the submission is queued after the commit.
+ * Errors: 400 INVALID_INPUT (wrong or expired code), INSUFFICIENT_FUNDS; 404 QUOTE_NOT_FOUND; 409 CONFLICT,
+ * SCA_SESSION_REQUIRED; 423 ACCOUNT_LOCKED.
+ */
+export async function authorizeQuote(ctx: Ctx, id: string, code: string): Promise<Quote> {
+  const quote = await getQuote(ctx, id);
+  const verified = await verifyQuoteChallenge(ctx, quote, code);
+  const execution = await ctx.db.$transaction(async (tx) => {
+    await consumeQuoteChallenge(ctx, tx, verified);
+    const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
+    return beginExecution(ctx, tx, t, { by: 'AUTHORIZE' });
+  });
+  await execution.afterCommit();
   return getQuote(ctx, id);
 }
 

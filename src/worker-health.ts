@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AppDeps } from '../deps.js';
-import type { RunningWorkers } from '../workers.js';
-import { MODULES } from '../modules.js';
+import type { AppDeps } from './deps.js';
+import type { RunningWorkers } from './workers.js';
+import { MODULES } from './modules.js';
 
 /** A loop that has not finished a pass for its interval plus this long is stuck. */
 export const LOOP_STALE_GRACE_MS = 300_000;

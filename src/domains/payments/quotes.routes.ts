@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseInput } from '../../platform/http/validate.js';
 import { quoteIdParams } from './quotes.schemas.js';
-import { executeQuote, getQuote } from './quotes.service.js';
+import { authorizeQuote, executeQuote, getQuote } from './quotes.service.js';
 import { createQuoteFromRequest } from './quotes.inline-destination.js';
 import { quoteResource } from './quotes.resource.js';
-import { quoteScaChallenge } from '../sca/index.js';
+import { authorizeBody, quoteScaChallenge, resendQuoteChallenge } from '../sca/index.js';
 
 /** Rebuilds a create or execute response whose effect committed but whose answer was lost (a crash). */
 const replayQuote = (status: number) => ({
@@ -32,5 +32,19 @@ export async function quoteRoutes(app: FastifyInstance) {
     const { quoteId } = parseInput(quoteIdParams, req.params);
     const quote = await executeQuote(req.ctx, quoteId);
     return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
+  });
+
+  // SCA (decisions A15, B§4.4): src/domains/sca verifies the code; the payment begins here.
+  app.post('/quotes/:quoteId/authorize', async (req) => {
+    const { quoteId } = parseInput(quoteIdParams, req.params);
+    const { code } = parseInput(authorizeBody, req.body ?? {});
+    const quote = await authorizeQuote(req.ctx, quoteId, code!);
+    return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
+  });
+
+  app.post('/quotes/:quoteId/authorize/resend', async (req, reply) => {
+    const { quoteId } = parseInput(quoteIdParams, req.params);
+    await resendQuoteChallenge(req.ctx, await getQuote(req.ctx, quoteId));
+    return reply.status(204).send();
   });
 }

@@ -1,29 +1,17 @@
 import type { Ctx } from '../../deps.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../../platform/errors.js';
-import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { InternalAccount } from '../../generated/prisma/client.js';
-import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
-import { getUsableLookup, umaError } from '../uma/uma.service.js';
-import { missingPayerData, normalizeUmaAddress, type StoredUmaCurrency, type StoredUmaPayment } from '../uma/uma.model.js';
 import { umaCounterpartyFor } from '../../adapters/uma/index.js';
 import { UmaCounterpartyError } from '../../adapters/uma/port.js';
-import type { Pricing } from '../fees/pricing.js';
-import type { CreateQuoteBody } from './quotes.schemas.js';
+import { openInternalAccounts } from '../ledger/index.js';
+import type { CreateQuoteBody, ResolvedDestination, StoredUmaPayment, UmaDestinations } from '../payments/index.js';
+import { getUsableLookup, umaError } from './uma.service.js';
+import { missingPayerData, normalizeUmaAddress } from './uma.model.js';
 
-/** Where the money goes, resolved from the request's destination. */
-export interface ResolvedDestination {
-  /** UMA: paid to a counterparty's invoice over the LIGHTNING rail (src/domains/uma). */
-  kind: 'EXTERNAL' | 'INTERNAL' | 'UMA';
-  accountId: string | null;
-  currency: string;
-  rail: string | null;
-  identifierLast3: string | null;
-  accountType: string | null;
-  customerId: string | null;
-  /** The destination as the quote and transaction show it. */
-  wire: Record<string, unknown>;
-  uma?: { lookupId: string; receiverUmaAddress: string; senderUmaAddress: string; option: StoredUmaCurrency; counterparty: Record<string, unknown> };
-}
+/*
+ * Quotes to UMA addresses: this domain's side of the payments domain's UmaDestinations port (bound in
+ * src/modules.ts). It talks UMA — lookups, the counterparty's pay request — and payments prices and executes.
+ */
 
 const field = (f: string, message: string) => new ValidationError([{ field: f, message }]);
 
@@ -34,7 +22,7 @@ const field = (f: string, message: string) => new ValidationError([{ field: f, m
  * into its internal account in that currency.
  * Errors: 400 INVALID_INPUT, INVALID_CURRENCY, MISSING_MANDATORY_USER_INFO; 404 LOOKUP_REQUEST_NOT_FOUND.
  */
-export async function resolveUmaDestination(ctx: Ctx, body: CreateQuoteBody, source: InternalAccount): Promise<ResolvedDestination> {
+async function resolveUmaDestination(ctx: Ctx, body: CreateQuoteBody, source: InternalAccount): Promise<ResolvedDestination> {
   const d = body.destination;
   if (d.destinationType !== 'UMA_ADDRESS') throw new Error('not a UMA destination');
   const address = normalizeUmaAddress(d.umaAddress);
@@ -79,24 +67,11 @@ export async function resolveUmaDestination(ctx: Ctx, body: CreateQuoteBody, sou
   };
 }
 
-/** The lookup's limits on what the receiver gets. Errors: 400 AMOUNT_OUT_OF_RANGE. */
-export function checkUmaLimits(dest: ResolvedDestination, p: Pricing): void {
-  if (!dest.uma) return;
-  const { option } = dest.uma;
-  if (p.totalReceivingAmount < BigInt(option.min) || p.totalReceivingAmount > BigInt(option.max)) {
-    throw new BadRequestError('AMOUNT_OUT_OF_RANGE', `The receiver takes ${option.min} to ${option.max} ${option.code} (minor units); this quote delivers ${p.totalReceivingAmount}.`, {
-      minAmount: Number(option.min),
-      maxAmount: Number(option.max),
-      currency: option.code,
-    });
-  }
-}
-
 /**
  * The UMA pay request for the exact receiving amount: the receiver's invoice and terms, kept with the
  * quote and paid when the transaction is submitted. Errors: the counterparty codes (B§9.1).
  */
-export async function requestUmaPayment(ctx: Ctx, quoteId: string, dest: ResolvedDestination, amount: bigint, senderCustomerInfo: Record<string, unknown> | undefined): Promise<StoredUmaPayment> {
+async function requestUmaPayment(ctx: Ctx, quoteId: string, dest: ResolvedDestination, amount: bigint, senderCustomerInfo: Record<string, unknown> | undefined): Promise<StoredUmaPayment> {
   const uma = dest.uma!;
   const payerData: Record<string, string> = {};
   for (const [k, v] of Object.entries(senderCustomerInfo ?? {})) if (v !== null && v !== undefined) payerData[k] = typeof v === 'string' ? v : JSON.stringify(v);
@@ -117,7 +92,4 @@ export async function requestUmaPayment(ctx: Ctx, quoteId: string, dest: Resolve
   } as StoredUmaPayment;
 }
 
-/** An agent sees only its customer's accounts: another customer's is "not found". */
-export function assertDestinationVisible(ctx: Ctx, customerId: string | null): void {
-  if (!visibleToCaller(ctx, customerId)) throw new NotFoundError('NOT_FOUND', 'Destination account not found.');
-}
+export const umaDestinations: UmaDestinations = { resolve: resolveUmaDestination, requestPayment: requestUmaPayment };

@@ -4,7 +4,7 @@ import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from 
 import { newId } from '../../platform/ids.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { InternalAccount } from '../../generated/prisma/client.js';
-import { openInternalAccounts } from '../ledger/internal-accounts.service.js';
+import { openInternalAccounts } from '../ledger/index.js';
 import { depositDetectorFor } from '../../adapters/deposits/index.js';
 import { FUNDING_NETWORKS, type FundingInstructionOut } from '../../adapters/deposits/port.js';
 import type { CreateQuoteBody } from './quotes.schemas.js';

@@ -2,10 +2,10 @@ import type { Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, ConflictError } from '../../platform/errors.js';
 import type { Transaction } from '../../generated/prisma/client.js';
-import { holdAndProcess } from '../quotes/quotes.service.js';
-import { releaseDailyUsage } from '../agents/agents.policy.js';
+import { beginExecution } from './quotes.service.js';
+import { releaseDailyUsage } from '../agents/index.js';
 import { startRefund, transitionTransaction } from './transactions.repo.js';
-import { enqueueRefund, enqueueSubmit } from './transactions.jobs.js';
+import { enqueueRefund } from './transactions.jobs.js';
 import { getTransaction } from './transactions.service.js';
 
 const notPendingApproval = () => new ConflictError('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', 'The transaction is not waiting for platform approval (not pending, already decided, or timed out).');
@@ -35,14 +35,14 @@ function mapRace(err: unknown, mapped: () => Error): never {
  */
 export async function approveTransaction(ctx: Ctx, id: string): Promise<Transaction> {
   const t = await approvalState(ctx, id);
-  await ctx.db
+  const execution = await ctx.db
     .$transaction(async (tx) => {
       const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
       if (fresh.pendingReason !== 'PLATFORM_APPROVAL') throw notPendingApproval();
-      await holdAndProcess(ctx, tx, fresh);
+      return beginExecution(ctx, tx, fresh, { by: 'APPROVAL' });
     })
     .catch((err) => mapRace(err, notPendingApproval));
-  await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: t.id });
+  await execution.afterCommit();
   return getTransaction(ctx, id);
 }
 

@@ -2,16 +2,15 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import type { Transaction } from '../../generated/prisma/client.js';
-import { postJournal } from '../ledger/ledger.service.js';
-import { systemAccount, type Posting } from '../ledger/ledger.model.js';
+import { postJournal, systemAccount, type Posting } from '../ledger/index.js';
 import { railFor } from '../../adapters/rails/registry.js';
-import { getPayoutDestination } from '../external-accounts/external-accounts.service.js';
+import { getPayoutDestination } from '../external-accounts/index.js';
 import { RailError, type PayoutResult, type RailAdapter } from '../../adapters/rails/port.js';
 import { startRefund, transitionRefund, transitionTransaction } from './transactions.repo.js';
 import { refundReasonFor } from './transactions.model.js';
-import { umaPayoutDestination } from '../uma/uma.settlement.js';
-import { holdPostings } from '../payments/payment-postings.js';
-import { settlePayment, type RailSubmission } from '../payments/money-path.repo.js';
+import { umaPayoutDestination } from './settlement.uma.js';
+import { holdPostings } from './payment-postings.js';
+import { settlePayment, type RailSubmission } from './money-path.repo.js';
 
 export { holdPostings };
 

@@ -1,0 +1,41 @@
+import type { InboundWebhook, InboundWebhookAnswer } from './common.js';
+import type { RailAdapter } from './rails/port.js';
+import type { KycProvider } from './kyc/port.js';
+import type { FxRateProvider } from './fx/port.js';
+import type { Notifier } from './notifier/port.js';
+import type { LivenessAdapter } from './liveness/port.js';
+import type { DocumentStorage } from './storage/port.js';
+import type { BeneficiaryCheckAdapter } from './beneficiary-check/port.js';
+import type { BankLinkAdapter } from './bank-link/port.js';
+
+/*
+ * The adapters a process built (src/adapters/registry.ts), as their users see them. Apart from the
+ * registry so that src/adapters/current.ts can name the type without importing the registry back.
+ */
+
+export interface RailRouter {
+  /** The adapter serving a rail; rails RAIL_ADAPTERS does not name get the `*` one (default sandbox). */
+  forRail(rail: string | null): RailAdapter;
+  /** Each distinct adapter once, with the rails named for it. */
+  list(): Array<{ adapter: RailAdapter; rails: string[]; fallback: boolean }>;
+  /** How long a payout on this rail normally takes (the adapter's figure, else 0). */
+  expectedSettlementMs(rail: string | null): number;
+}
+
+export interface Adapters {
+  rails: RailRouter;
+  kyc: KycProvider;
+  fx: FxRateProvider;
+  notifier: Notifier;
+  /** undefined: no liveness provider (LIVENESS challenges answer 501). */
+  liveness: LivenessAdapter | undefined;
+  storage: DocumentStorage;
+  beneficiaryCheck: BeneficiaryCheckAdapter;
+  /** undefined: no bank-link provider (POST /plaid/link-tokens answers 501). */
+  bankLink: BankLinkAdapter | undefined;
+  /** The inbound webhook handler of the adapter with this id, if it takes webhooks. */
+  webhookHandler(adapterId: string): ((request: InboundWebhook) => Promise<InboundWebhookAnswer>) | undefined;
+  /** What serves what, for the start-up log line. */
+  summary: Record<string, string>;
+  close(): Promise<void>;
+}
