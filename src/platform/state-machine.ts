@@ -307,41 +307,83 @@ function moveStatement<T extends StatusTable, S extends string, E extends string
   historyId: Prisma.Sql,
   opts: Omit<MoveOptions<RowOf<T>>, 'onMiss' | 'from'>,
 ): Prisma.Sql {
+  const ctes = moveCtes(scope, binding, event, match, historyId, opts, 'moved');
+  return Prisma.sql`WITH ${Prisma.join(ctes.map(([name, body]) => Prisma.sql`${ident(name)} AS (${body})`), ', ')} SELECT * FROM "moved"`;
+}
+
+/**
+ * The CTEs of a move, in order: `<name>_prev` (only when the event has several `from`: the row locked
+ * and its status read, so the history names the status this move actually replaced), `<name>` (the
+ * compare-and-set, RETURNING the moved rows) and `<name>_history` (their status_changes rows).
+ */
+function moveCtes<T extends StatusTable, S extends string, E extends string>(
+  scope: SweepScope,
+  binding: StatusColumn<T, S, E>,
+  event: E,
+  match: Prisma.Sql,
+  historyId: Prisma.Sql,
+  opts: Pick<MoveOptions<RowOf<T>>, 'set' | 'where' | 'reason'>,
+  name: string,
+): Array<[string, Prisma.Sql]> {
   const { lifecycle } = binding;
   const move = lifecycle.transitions[event];
   const meta = STATUS_TABLES[binding.table];
   const at = scope.clock.now();
   const table = ident(binding.table);
   const column = ident(binding.column);
+  const [moved, prev] = [ident(name), ident(`${name}_prev`)];
   const stored = (s: S) => (s === lifecycle.absent ? null : s);
   const present = move.from.filter((s) => s !== lifecycle.absent);
   const inFrom = [
     ...(present.length ? [Prisma.sql`${column} = ANY(${present}::text[])`] : []),
     ...(present.length < move.from.length ? [Prisma.sql`${column} IS NULL`] : []),
   ];
-  const platforms = typeof scope.platformId === 'string' ? Prisma.sql`= ${scope.platformId}` : Prisma.sql`= ANY(${[...scope.platformId]}::text[])`;
+  const platforms = typeof scope.platformId === 'string' ? Prisma.sql`= ${scope.platformId}::text` : Prisma.sql`= ANY(${[...scope.platformId]}::text[])`;
   const predicate = Prisma.sql`${match} AND ${ident(meta.scope)} ${platforms} AND (${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;
   const set = (opts.set ?? {}) as Record<string, unknown>;
-  const assignments = [
+  const assignments = Prisma.join([
     Prisma.sql`${column} = ${stored(move.to)}::text`,
     ...(meta.touch && !('updatedAt' in set) ? [Prisma.sql`"updated_at" = ${at}::timestamptz`] : []),
     ...Object.entries(set).map(([k, v]) => Prisma.sql`${ident(snakeCase(k))} = ${v instanceof Prisma.Sql ? v : Prisma.sql`${v}`}`),
-  ];
+  ], ', ');
   const single = move.from.length === 1;
-  // One `from`: the history row names it. Several: the row is locked first and its status read, so
-  // the history names the status this move actually replaced.
-  const fromStatus = single ? Prisma.sql`${move.from[0]}::text` : Prisma.sql`COALESCE(moved."__from", ${lifecycle.absent ?? null}::text)`;
-  const history = Prisma.sql`history AS (
-    INSERT INTO "status_changes" ("id", "platform_id", "machine", "resource_id", "event", "from_status", "to_status", "reason", "created_at")
-    SELECT ${historyId}, moved.${ident(meta.scope)}, ${binding.machine}::text, moved."id", ${event}::text, ${fromStatus}, ${move.to}::text, ${opts.reason ?? null}::text, ${at}::timestamptz
-      FROM moved
-  )`;
-  if (single) {
-    return Prisma.sql`WITH moved AS (UPDATE ${table} SET ${Prisma.join(assignments, ', ')} WHERE ${predicate} RETURNING *), ${history} SELECT * FROM moved`;
-  }
-  return Prisma.sql`WITH prev AS (SELECT "id" AS "__id", ${column} AS "__from" FROM ${table} WHERE ${predicate} FOR UPDATE),
-    moved AS (UPDATE ${table} SET ${Prisma.join(assignments, ', ')} FROM prev WHERE ${table}."id" = prev."__id" RETURNING ${table}.*, prev."__from"),
-    ${history} SELECT * FROM moved`;
+  const fromStatus = single ? Prisma.sql`${move.from[0]}::text` : Prisma.sql`COALESCE(${moved}."__from", ${lifecycle.absent ?? null}::text)`;
+  const history = Prisma.sql`INSERT INTO "status_changes" ("id", "platform_id", "machine", "resource_id", "event", "from_status", "to_status", "reason", "created_at")
+    SELECT ${historyId}, ${moved}.${ident(meta.scope)}, ${binding.machine}::text, ${moved}."id", ${event}::text, ${fromStatus}, ${move.to}::text, ${opts.reason ?? null}::text, ${at}::timestamptz
+      FROM ${moved}`;
+  const update: Array<[string, Prisma.Sql]> = single
+    ? [[name, Prisma.sql`UPDATE ${table} SET ${assignments} WHERE ${predicate} RETURNING *`]]
+    : [
+        [`${name}_prev`, Prisma.sql`SELECT "id" AS "__id", ${column} AS "__from" FROM ${table} WHERE ${predicate} FOR UPDATE`],
+        [name, Prisma.sql`UPDATE ${table} SET ${assignments} FROM ${prev} WHERE ${table}."id" = ${prev}."__id" RETURNING ${table}.*, ${prev}."__from"`],
+      ];
+  return [...update, [`${name}_history`, history]];
+}
+
+/** What a statement builder of chained CTEs offers (OneStatement, src/platform/one-statement.ts). */
+export interface CteChain {
+  param(value: unknown): string;
+  with(name: string, sql: string): unknown;
+}
+
+/**
+ * transition() as CTEs of a larger single statement (the money path's OneStatement chains): the same
+ * compare-and-set and history row, added to `s` as `<name>` (the moved row, RETURNING *) and
+ * `<name>_history`. The caller asserts that `<name>` moved its row (OneStatement.require): there, a lost
+ * race is refused like an illegal move, and the whole statement writes nothing. Events are the caller's.
+ */
+export function transitionCtes<T extends StatusTable, S extends string, E extends string>(
+  s: CteChain,
+  scope: MoveScope,
+  binding: StatusColumn<T, S, E>,
+  event: E,
+  id: string,
+  opts: Pick<MoveOptions<RowOf<T>>, 'set' | 'where' | 'reason'> & { name: string },
+): void {
+  invariant(binding.lifecycle.transitions[event], `${binding.lifecycle.name} has no event ${event}`);
+  const ctes = moveCtes(scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newId('StatusChange')}::text`, opts, opts.name);
+  // Prisma.Sql keeps its text and values apart: the values become the chain's own parameters.
+  for (const [name, body] of ctes) s.with(name, body.strings.reduce((sql, text, i) => sql + text + (i < body.values.length ? s.param(body.values[i]) : ''), ''));
 }
 
 async function readRow<T extends StatusTable>(db: Db, scope: MoveScope, binding: StatusColumn<T, string, string>, id: string): Promise<RowOf<T> | null> {

@@ -3,13 +3,15 @@ import { poolOf } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
 import { toJson } from '../../platform/outbox.js';
 import { OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
+import { transitionCtes, type SetColumns } from '../../platform/state-machine.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimInsertSql, claimTaken } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
 import { InsufficientFundsError, journalCtes, type Posting } from '../ledger/index.js';
 import { holdPostings } from './payment-postings.js';
 import { transactionResource } from './transactions.resource.js';
-import { eventPrefix } from './transactions.repo.js';
-import { quoteLifecycle, transactionLifecycle, transactionTransitions } from './transactions.model.js';
+import { eventPrefix, quoteStatus, transactionStatus } from './transactions.repo.js';
+import { transactionTransitions } from './transactions.model.js';
 
 /**
  * Issue 12: the money path in one statement each. A platform's prefunded payment (no SCA, no agent
@@ -50,19 +52,11 @@ export async function startPendingPayment(ctx: Ctx, pending: StartedPayment): Pr
   const started = startedRows(ctx, pending);
   const now = started.transaction.updatedAt;
   const s = new OneStatement();
-  const pid = s.param(ctx.platformId);
-  s.with(
-    'cas',
-    `UPDATE transactions SET status = 'PROCESSING', updated_at = ${s.param(now)}::timestamptz
-      WHERE id = ${s.param(pending.transaction.id)} AND platform_id = ${pid} AND status = 'PENDING' AND pending_reason IS NULL
-      RETURNING id`,
-  ).require('cas', 1, 'QUOTE_NOT_PENDING');
-  s.with(
-    'qu',
-    `UPDATE quotes SET status = 'PROCESSING', updated_at = ${s.param(now)}::timestamptz, executed_at = ${s.param(now)}::timestamptz
-      WHERE id = ${s.param(pending.quote.id)} AND platform_id = ${pid} AND EXISTS (SELECT 1 FROM cas)
-      RETURNING id`,
-  );
+  // The moves of transition() (transactions.repo.ts), as CTEs: compare-and-set and history rows.
+  transitionCtes(s, ctx, transactionStatus, 'execute', pending.transaction.id, { name: 'cas', set: { updatedAt: now }, where: Prisma.sql`"pending_reason" IS NULL` });
+  s.require('cas', 1, 'QUOTE_NOT_PENDING');
+  transitionCtes(s, ctx, quoteStatus, 'execute', pending.quote.id, { name: 'qu', set: { updatedAt: now, executedAt: now }, where: Prisma.sql`EXISTS (SELECT 1 FROM "cas")` });
+  s.require('qu', 1, 'QUOTE_NOT_PENDING');
   return runStart(ctx, s, started, [started.transaction], 'cas');
 }
 
@@ -80,7 +74,8 @@ async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, even
   const now = t.updatedAt;
   transactionEventsCte(ctx, s, eventStates);
   journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, postings: holdPostings(t), at: now, prefix: 'hold', after });
-  historyCte(ctx, s, t, 'execute');
+  // A quote inserted already PROCESSING has no compare-and-set: its history rows are written as such.
+  if (!after) insertedHistoryCte(ctx, s, t);
   const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
   if (claim) {
     claim.resourceId = started.quote.id;
@@ -104,13 +99,13 @@ function transactionEventsCte(ctx: Ctx, s: OneStatement, states: Transaction[]):
 }
 
 /**
- * CTE `h`: the status_changes rows of `event` (transactions.model.ts), for the transaction and its quote,
- * as transition() (src/platform/state-machine.ts) writes them on the general path.
+ * CTE `h`: the status_changes rows of a payment inserted PROCESSING (its quote created and executed at
+ * once), the `execute` moves of the transaction and its quote as transition() writes them elsewhere.
  */
-function historyCte(ctx: Ctx, s: OneStatement, t: Transaction, event: 'execute' | 'complete', reason?: string): void {
-  const move = transactionTransitions[event];
-  const moved = [{ machine: transactionLifecycle.name, resourceId: t.id }, ...(t.quoteId ? [{ machine: quoteLifecycle.name, resourceId: t.quoteId }] : [])];
-  s.insert('h', 'status_changes', moved.map((m) => ({ id: newId('StatusChange'), platformId: ctx.platformId, ...m, event, fromStatus: move.from[0], toStatus: move.to, reason: reason ?? null, createdAt: t.updatedAt })));
+function insertedHistoryCte(ctx: Ctx, s: OneStatement, t: Transaction): void {
+  const move = transactionTransitions.execute;
+  const moved = [{ machine: transactionStatus.machine, resourceId: t.id }, ...(t.quoteId ? [{ machine: quoteStatus.machine, resourceId: t.quoteId }] : [])];
+  s.insert('h', 'status_changes', moved.map((m) => ({ id: newId('StatusChange'), platformId: ctx.platformId, ...m, event: 'execute', fromStatus: move.from[0], toStatus: move.to, createdAt: t.updatedAt })));
 }
 
 /** The rail's answer to a submission, stored with the settlement when it completed at once. */
@@ -131,26 +126,24 @@ export async function settlePayment(ctx: Ctx, t: Transaction, postings: Posting[
   const now = ctx.clock.now();
   const settled: Transaction = { ...t, status: 'COMPLETED', settledAt: now, updatedAt: now, pendingReason: null, ...(submission && !t.railReference ? { railReference: submission.reference, submittedAt: submission.submittedAt, reconcileAfter: submission.reconcileAfter } : {}) };
   const s = new OneStatement();
-  const pid = s.param(ctx.platformId);
-  const at = s.param(now);
-  const sub = submission
-    ? `, rail_reference = COALESCE(rail_reference, ${s.param(submission.reference)}),
-         submitted_at = CASE WHEN rail_reference IS NULL THEN ${s.param(submission.submittedAt)}::timestamptz ELSE submitted_at END,
-         reconcile_after = ${submission.reconcileAfter === null ? 'NULL' : `CASE WHEN rail_reference IS NULL THEN ${s.param(submission.reconcileAfter)}::timestamptz ELSE reconcile_after END`}`
-    : '';
-  s.with(
-    'cas',
-    `UPDATE transactions SET status = 'COMPLETED', settled_at = ${at}::timestamptz, updated_at = ${at}::timestamptz, pending_reason = NULL${sub}
-      WHERE id = ${s.param(t.id)} AND platform_id = ${pid} AND status = 'PROCESSING'
-      RETURNING id`,
-  ).require('cas', 1, 'NOT_PROCESSING');
+  const sub: SetColumns<Transaction> = submission
+    ? {
+        railReference: Prisma.sql`COALESCE("rail_reference", ${submission.reference})`,
+        submittedAt: Prisma.sql`CASE WHEN "rail_reference" IS NULL THEN ${submission.submittedAt}::timestamptz ELSE "submitted_at" END`,
+        reconcileAfter: submission.reconcileAfter === null ? null : Prisma.sql`CASE WHEN "rail_reference" IS NULL THEN ${submission.reconcileAfter}::timestamptz ELSE "reconcile_after" END`,
+      }
+    : {};
+  // The moves of transition() (transactions.repo.ts), as CTEs: compare-and-set and history rows.
+  transitionCtes(s, ctx, transactionStatus, 'complete', t.id, { name: 'cas', set: { settledAt: now, updatedAt: now, pendingReason: null, ...sub } });
+  s.require('cas', 1, 'NOT_PROCESSING');
   if (t.quoteId) {
-    s.with('qu', `UPDATE quotes SET status = 'COMPLETED', updated_at = ${at}::timestamptz WHERE id = ${s.param(t.quoteId)} AND platform_id = ${pid} AND EXISTS (SELECT 1 FROM cas) RETURNING id`);
+    transitionCtes(s, ctx, quoteStatus, 'complete', t.quoteId, { name: 'qu', set: { updatedAt: now }, where: Prisma.sql`EXISTS (SELECT 1 FROM "cas")` });
+    // The quote makes its transaction's moves; one that cannot is a broken invariant, not a lost race.
+    s.require('qu', 1, 'QUOTE_OUT_OF_STEP');
   }
   // Events in the general path's order: the balances moved, then the payment COMPLETED.
   journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings, at: now, prefix: 'settle', after: 'cas' });
   transactionEventsCte(ctx, s, [settled]);
-  historyCte(ctx, s, settled, 'complete');
   try {
     await s.run(poolOf(ctx.prisma));
     return true;

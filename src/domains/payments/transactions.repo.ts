@@ -10,9 +10,10 @@ import { transactionResource } from './transactions.resource.js';
 
 type TxData = Partial<Pick<Transaction, 'failureReason' | 'railReference' | 'submittedAt' | 'settledAt' | 'refundStatus' | 'refundReason' | 'refundInitiatedAt' | 'refundReference'>>;
 
-const transactionStatus = statusColumn(transactionLifecycle, 'transactions', 'status');
+/** Where the payment lifecycles live (money-path.repo.ts composes the same moves into its statements). */
+export const transactionStatus = statusColumn(transactionLifecycle, 'transactions', 'status');
+export const quoteStatus = statusColumn(quoteLifecycle, 'quotes', 'status');
 const refundStatus = statusColumn(refundLifecycle, 'transactions', 'refund_status');
-const quoteStatus = statusColumn(quoteLifecycle, 'quotes', 'status');
 
 /**
  * The one way a transaction's status changes: transition() — a compare-and-set on the statuses the

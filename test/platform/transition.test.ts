@@ -8,17 +8,19 @@ import { onStatement } from '../../src/platform/db.js';
 import { IllegalTransitionError } from '../../src/platform/state-machine.js';
 import { transitionCard } from '../../src/domains/cards/cards.repo.js';
 import { transitionTransaction } from '../../src/domains/payments/transactions.repo.js';
+import { submitPayment } from '../../src/domains/payments/settlement.service.js';
 import type { CardEvent } from '../../src/domains/cards/cards.model.js';
 import type { Card, Transaction } from '../../src/generated/prisma/client.js';
 
 /**
- * transition() (src/platform/state-machine.ts) under concurrency, against the real database: two moves
- * of one row where the second waits on the first's row lock. The loser's compare-and-set changes
- * nothing and it raises exactly what the same move raises when it is simply illegal.
+ * transition() (src/platform/state-machine.ts) against the real database: under concurrency (two moves
+ * of one row where the second waits on the first's row lock: the loser's compare-and-set changes
+ * nothing and it raises exactly what the same move raises when it is simply illegal), its cost, and
+ * the history the money path's one-statement form of it writes.
  */
 let env: TestEnv;
 beforeAll(async () => {
-  env = await createTestEnv();
+  env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0' });
 });
 afterAll(() => env.close());
 
@@ -127,10 +129,10 @@ describe('a lost race raises the same error as an illegal move', () => {
   });
 });
 
-/** A PENDING quote and its transaction (nothing held yet). */
+/** A PENDING quote and its transaction (nothing held yet), to an ACTIVE bank account the sandbox rail pays at once. */
 async function pendingPayment(p: TestPlatform): Promise<{ ctx: Ctx; t: Transaction }> {
   const workers = env.startWorkers();
-  const dest = await anActiveExternalAccount(p, usdBankAccount('123456003')).finally(() => workers.close());
+  const dest = await anActiveExternalAccount(p, usdBankAccount()).finally(() => workers.close());
   const c = await anApprovedCustomer(env, p, ['USD']);
   await fund(p, c.accounts.USD!, 10_000);
   const res = await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000 } });
@@ -189,5 +191,37 @@ describe('what a move costs', () => {
     const ownerCtx = ctxFor(env.deps, owner.platformId);
     expect((await ownerCtx.db.card.findUniqueOrThrow({ where: { id: card.id } })).state).toBe('ACTIVE');
     expect(await historyOf(ownerCtx, card.id)).toEqual([]);
+  });
+});
+
+describe('the money path writes the history transition() writes', () => {
+  const historyOfPayment = async (ctx: Ctx, t: { id: string; quoteId: string }) =>
+    (await ctx.db.statusChange.findMany({ where: { resourceId: { in: [t.id, t.quoteId] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(
+      (h) => `${h.machine} ${h.event}: ${h.fromStatus}>${h.toStatus}`,
+    );
+
+  it('a quote executed at creation and settled: execute and complete of the transaction and its quote', async () => {
+    const p = await env.platform();
+    const { ctx, t } = await pendingPayment(p);
+    const source = t.sourceAccountId;
+    const dest = t.destinationAccountId!;
+    const res = await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: source }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000, immediatelyExecute: true } });
+    expect(res.statusCode, res.body).toBe(201);
+    const paid = { id: res.json().transactionId as string, quoteId: res.json().id as string };
+    await submitPayment(env.deps, p.platformId, paid.id);
+    expect((await ctx.db.transaction.findUniqueOrThrow({ where: { id: paid.id } })).status).toBe('COMPLETED');
+    expect(await historyOfPayment(ctx, paid)).toEqual([
+      'transaction execute: PENDING>PROCESSING', 'quote execute: PENDING>PROCESSING',
+      'transaction complete: PROCESSING>COMPLETED', 'quote complete: PROCESSING>COMPLETED',
+    ]);
+  });
+
+  it('a PENDING quote executed by POST /quotes/{id}/execute: the same rows, and a second execute adds none', async () => {
+    const p = await env.platform();
+    const { ctx, t } = await pendingPayment(p);
+    expect((await p.request({ method: 'POST', url: `/quotes/${t.quoteId}/execute` })).statusCode).toBe(200);
+    const again = await p.request({ method: 'POST', url: `/quotes/${t.quoteId}/execute` });
+    expect(again.json()).toMatchObject({ status: 409, code: 'QUOTE_NOT_PENDING' });
+    expect(await historyOfPayment(ctx, { id: t.id, quoteId: t.quoteId! })).toEqual(['transaction execute: PENDING>PROCESSING', 'quote execute: PENDING>PROCESSING']);
   });
 });
