@@ -5,7 +5,6 @@ import { isUniqueViolation } from '../../platform/db.js';
 import { ConflictError, DomainError, NotFoundError, type FieldError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
-import { recordEvent } from '../../platform/outbox.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import { Prisma, type Customer } from '../../generated/prisma/client.js';
 import { openInternalAccounts } from '../ledger/index.js';

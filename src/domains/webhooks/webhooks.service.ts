@@ -1,5 +1,5 @@
 import type { Ctx } from '../../deps.js';
-import { BadRequestError, NotFoundError } from '../../platform/errors.js';
+import { BadRequestError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { WebhookAttempt, WebhookEvent } from '../../generated/prisma/client.js';
