@@ -23,6 +23,7 @@ import { requireQuoteAuthorization, requireScaSession } from '../sca/index.js';
 import type { CreateQuoteBody } from './quotes.schemas.js';
 import { assertDestinationVisible, checkUmaLimits, requestUmaPayment, resolveUmaDestination, type ResolvedDestination } from './quotes.destinations.js';
 import { fundingInstructions, resolveRealtimeSource, saveFundingInstructions, type ResolvedRealtimeSource } from './quotes.funding.js';
+import { feeSplitColumns } from '../payments/rate-details.js';
 
 const field = (f: string, message: string) => new ValidationError([{ field: f, message }]);
 
@@ -171,6 +172,9 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     remittanceInformation: body.remittanceInformation ?? null,
     purposeOfPayment: body.purposeOfPayment ?? null,
     agentId: ctx.agent?.agentId ?? null,
+    // REF's rateDetails and paymentInstructions, on the quote and its transaction alike (issue 13).
+    ...feeSplitColumns(pricing, source.currency, dest.currency, umaPayment?.multiplier),
+    paymentInstructions: instructions.map((i) => i.wire) as any,
     createdAt: now,
     updatedAt: now,
   };
@@ -192,7 +196,6 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
         lookupId: dest.uma?.lookupId ?? null,
         umaPayment: (umaPayment ?? undefined) as any,
         funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
-        paymentInstructions: instructions.map((i) => i.wire) as any,
         ...common,
       } as any,
     });
