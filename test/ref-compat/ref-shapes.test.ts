@@ -62,6 +62,8 @@ describe('rateDetails (REF OutgoingRateDetails)', () => {
     expect((await p.request({ method: 'GET', url: `/quotes/${q.id}` })).json().rateDetails).toEqual(r);
     const t = await getTransaction(p, q.transactionId);
     expect(t.rateDetails).toEqual(r);
+    expect(t.paymentRail).toBe('SEPA');
+    expect(q.destination.paymentRail).toBe('SEPA');
     expect(t.paymentInstructions).toEqual([]);
     const listed = (await p.request({ method: 'GET', url: `/transactions?customerId=${c.customerId}` })).json().data.find((x: any) => x.id === q.transactionId);
     expect(listed.rateDetails).toEqual(r);
@@ -94,6 +96,10 @@ describe('rateDetails (REF OutgoingRateDetails)', () => {
     // The sender's money in millisatoshis, then in receiving units.
     const msats = (q.totalSendingAmount - q.rateDetails.gridApiFixedFee) * q.rateDetails.gridApiMultiplier;
     expect(Math.floor(msats / msatsPerUnit + 1e-9)).toBe(q.totalReceivingAmount);
+    // REF's PaymentRail has no LIGHTNING: a UMA payment ("non-direct destination") shows no rail.
+    expect(q.destination).toEqual({ destinationType: 'UMA_ADDRESS', umaAddress: '$alice@sandbox.uma', currency: q.receivingCurrency.code });
+    expect(await getTransaction(p, q.transactionId)).not.toHaveProperty('paymentRail');
+    expect(stored.paymentRail).toBe('LIGHTNING');
   });
 
   it('a quote priced before the split was kept has no rateDetails rather than a made-up one', async () => {

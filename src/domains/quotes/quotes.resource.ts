@@ -3,6 +3,7 @@ import { currencyOf } from '../../platform/currencies.js';
 import { toWireNumber } from '../../platform/money.js';
 import { omitAbsent } from '../../platform/http/omit-absent.js';
 import { rateDetailsResource } from '../payments/rate-details.js';
+import { wireDestination } from '../payments/payment-rails.js';
 
 /** Optional fields REF leaves out while empty (issue 13). */
 const OPTIONAL = ['description', 'remittanceInformation', 'purposeOfPayment', 'rateDetails'] as const;
@@ -15,7 +16,7 @@ export function quoteResource(q: Quote, scaChallenge?: object) {
     createdAt: q.createdAt.toISOString(),
     expiresAt: q.expiresAt.toISOString(),
     source: q.source,
-    destination: q.destination,
+    destination: wireDestination(q.destination),
     sendingCurrency: currencyOf(q.sendingCurrency),
     receivingCurrency: currencyOf(q.receivingCurrency),
     totalSendingAmount: toWireNumber(q.totalSendingAmount),

@@ -3,6 +3,7 @@ import { toWireAmount, toWireNumber } from '../../platform/money.js';
 import { omitAbsent } from '../../platform/http/omit-absent.js';
 import { wireFailureReason } from '../payments/failure-reasons.js';
 import { rateDetailsResource } from '../payments/rate-details.js';
+import { wireDestination, wirePaymentRail } from '../payments/payment-rails.js';
 
 /** Optional fields REF leaves out while empty (issue 13). */
 const OPTIONAL = ['quoteId', 'paymentRail', 'description', 'remittanceInformation', 'purposeOfPayment', 'failureReason', 'failureDetail', 'agentId', 'pendingReason', 'counterpartyInformation', 'settledAt', 'refund', 'paymentInstructions', 'rateDetails'] as const;
@@ -21,14 +22,15 @@ export function transactionResource(t: Transaction) {
     customerId: t.customerId,
     platformCustomerId: t.platformCustomerId,
     source: t.source,
-    destination: t.destination,
+    destination: wireDestination(t.destination),
     sentAmount: toWireAmount({ amount: t.sentAmount, currency: t.sendingCurrency }),
     receivedAmount: toWireAmount({ amount: t.receivedAmount, currency: t.receivingCurrency }),
     exchangeRate: Number(t.exchangeRate),
     fees: toWireNumber(t.fees),
     platformFees: toWireNumber(t.platformFees),
     quoteId: t.quoteId,
-    paymentRail: t.paymentRail,
+    // REF's rails only: none for UMA (Lightning) and wallet (chain) payouts (issue 13).
+    paymentRail: wirePaymentRail(t.paymentRail),
     description: t.description,
     remittanceInformation: t.remittanceInformation,
     purposeOfPayment: t.purposeOfPayment,
