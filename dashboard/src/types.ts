@@ -22,7 +22,9 @@ export interface Transaction {
   quoteId: string | null;
   paymentRail: string | null;
   description: string | null;
-  failureReason: string | null;
+  failureReason?: string | null;
+  /** The server's own cause where REF's failureReason has no value for it. */
+  failureDetail?: string;
   settledAt: string | null;
   createdAt: string;
   updatedAt: string;

@@ -63,6 +63,9 @@ export {
   type BeneficiaryVerificationStatus,
 } from './beneficiary-check/port.js';
 
+// Bank-account linking (BANK_LINK_PROVIDER): REF's plaid.* endpoints.
+export { BankLinkError, type BankLinkAdapter, type LinkedBankAccount, type LinkToken, type LinkTokenRequest, type PublicTokenExchange } from './bank-link/port.js';
+
 // UMA counterparties (UMA_PROVIDER) and deposit detectors (DEPOSIT_DETECTOR): ports of the UMA and
 // real-time funding work; selected by their own settings for now, not yet by module path.
 export { UmaCounterpartyError, type UmaCounterpartyAdapter, type UmaCurrencyOption, type UmaLookupRequest, type UmaPayRequest, type UmaPayTerms, type UmaReceiver } from './uma/port.js';

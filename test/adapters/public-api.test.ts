@@ -27,6 +27,8 @@ describe('the public adapters entry (svc-payments/adapters)', () => {
     expect(new adapters.FxRateUnavailableError('p', 'PAIR_UNSUPPORTED', false, 'x').retryable).toBe(false);
     expect(new adapters.AdapterConfigError('x')).toBeInstanceOf(Error);
     expect(adapters.ADAPTER_KINDS).toContain('rail');
+    expect(adapters.ADAPTER_KINDS).toContain('bank-link');
+    expect(new adapters.BankLinkError('INVALID_PUBLIC_TOKEN', 'x')).toMatchObject({ code: 'INVALID_PUBLIC_TOKEN', retryable: false });
     expect(adapters.adapterEnvName('my-bank')).toBe('MY_BANK');
   });
 

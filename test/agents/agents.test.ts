@@ -130,7 +130,7 @@ describe('agent payments', () => {
     const rejected = await s.p.request({ method: 'POST', url: `/transactions/${q.transactionId}/reject`, payload: { reason: 'Not this week' } });
     expect(rejected.statusCode, rejected.body).toBe(200);
     assertMatchesResponseSchema('POST', `${BASE}/transactions/{transactionId}/reject`, 200, rejected.json());
-    expect(rejected.json()).toMatchObject({ status: 'FAILED', failureReason: 'PLATFORM_REJECTED' });
+    expect(rejected.json()).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', failureDetail: 'PLATFORM_REJECTED' });
     expect(rejected.json().pendingReason).toBeUndefined();
     expect(rejected.json().refund).toBeUndefined();
     expect(await balances(env, s.usd)).toEqual({ available: 500_000n, held: 0n });
@@ -239,7 +239,7 @@ describe('cancel', () => {
     const q1 = (await agentQuote(s, 5_000)).json();
     const c1 = await s.agent({ method: 'POST', url: `/transactions/${q1.transactionId}/cancel`, payload: { reason: 'changed my mind' } });
     expect(c1.statusCode, c1.body).toBe(200);
-    expect(c1.json()).toMatchObject({ status: 'FAILED', failureReason: 'USER_CANCELLATION' });
+    expect(c1.json()).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', failureDetail: 'USER_CANCELLATION' });
     expect(c1.json().refund).toBeUndefined();
     expect((await s.p.request({ method: 'POST', url: `/quotes/${q1.id}/execute` })).statusCode).toBe(409);
 
@@ -253,7 +253,7 @@ describe('cancel', () => {
     expect(c2.statusCode, c2.body).toBe(200);
     assertMatchesResponseSchema('POST', `${BASE}/transactions/{transactionId}/cancel`, 200, c2.json());
     const t2 = await waitStatus(s.p, q2.transactionId, 'FAILED', 'COMPLETED');
-    expect(t2).toMatchObject({ failureReason: 'USER_CANCELLATION', refund: { reason: 'USER_CANCELLATION', status: 'COMPLETED' } });
+    expect(t2).toMatchObject({ failureReason: 'QUOTE_EXECUTION_FAILED', failureDetail: 'USER_CANCELLATION', refund: { reason: 'USER_CANCELLATION', status: 'COMPLETED' } });
     expect(await balances(env, s.usd)).toEqual({ available: 100_000n, held: 0n });
     expect((await s.p.request({ method: 'POST', url: `/transactions/${q2.transactionId}/cancel` })).json().code).toBe('TRANSACTION_NOT_CANCELLABLE');
     await expectLedgerConsistent(env, s.p.platformId);

@@ -41,9 +41,10 @@ describe('UMA invitations (invitations.create/retrieve/claim/cancel)', () => {
     const p = await env.platform();
     const c = await inviter(p);
     expect((await create(p, { inviterUma: 'not-an-address' })).json().code).toBe('INVALID_UMA_ADDRESS');
+    // REF documents 201/400/401/500 for POST /invitations: an unknown inviter is a 400 naming the field.
     const unknown = await create(p, { inviterUma: '$nobody@example.com' });
-    expect(unknown.statusCode).toBe(404);
-    expect(unknown.json().code).toBe('USER_NOT_FOUND');
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json()).toMatchObject({ code: 'INVALID_INPUT', details: { errors: [{ field: 'inviterUma' }] } });
     const past = await create(p, { inviterUma: c.uma, expiresAt: '2020-01-01T00:00:00Z' });
     expect(past.statusCode).toBe(400);
     expect(past.json().details.errors[0].field).toBe('expiresAt');

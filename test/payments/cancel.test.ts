@@ -29,7 +29,7 @@ describe('cancelling a PROCESSING payment', () => {
     await env.deps.prisma.transaction.update({ where: { id: q.transactionId }, data: { submittedAt: null } });
     const ok = await p.request({ method: 'POST', url: `/transactions/${q.transactionId}/cancel` });
     expect(ok.statusCode, ok.body).toBe(200);
-    expect(ok.json()).toMatchObject({ status: 'FAILED', failureReason: 'USER_CANCELLATION', refund: { status: 'PENDING', reason: 'USER_CANCELLATION' } });
+    expect(ok.json()).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', failureDetail: 'USER_CANCELLATION', refund: { status: 'PENDING', reason: 'USER_CANCELLATION' } });
     const again = env.startWorkers();
     try {
       await eventually(async () => (await p.request({ method: 'GET', url: `/transactions/${q.transactionId}` })).json().refund?.status === 'COMPLETED');

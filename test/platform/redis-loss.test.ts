@@ -80,13 +80,13 @@ afterAll(async () => {
 });
 
 /** What each sandbox destination suffix prescribes (README "Sandbox behaviour"). */
-const PRESCRIBED: Record<string, { status: string; failureReason?: string; refund?: string; settles: boolean; released: boolean; returned: boolean }> = {
+const PRESCRIBED: Record<string, { status: string; failureReason?: string; failureDetail?: string; refund?: string; settles: boolean; released: boolean; returned: boolean }> = {
   '789': { status: 'COMPLETED', settles: true, released: false, returned: false },
   '002': { status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', refund: 'COMPLETED', settles: false, released: true, returned: false },
   '003': { status: 'COMPLETED', settles: true, released: false, returned: false },
   '004': { status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: 'COMPLETED', settles: false, released: true, returned: false },
   '005': { status: 'FAILED', failureReason: 'PAYOUT_RETURNED', refund: 'COMPLETED', settles: true, released: false, returned: true },
-  '006': { status: 'FAILED', failureReason: 'USER_CANCELLATION', refund: 'COMPLETED', settles: false, released: true, returned: false },
+  '006': { status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', failureDetail: 'USER_CANCELLATION', refund: 'COMPLETED', settles: false, released: true, returned: false },
   '007': { status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE', refund: 'FAILED', settles: false, released: false, returned: false },
 };
 
@@ -181,6 +181,7 @@ describe('Redis loses its data (FLUSHDB) with work of every kind queued', () => 
       const t = (await p.request({ method: 'GET', url: `/transactions/${id}` })).json();
       expect(t.status, `${suffix} ${id}`).toBe(want.status);
       expect(t.failureReason ?? undefined, `${suffix} ${id}`).toBe(want.failureReason);
+      expect(t.failureDetail, `${suffix} ${id}`).toBe(want.failureDetail);
       expect(t.refund?.status, `${suffix} ${id}`).toBe(want.refund);
       expect(t.pendingReason, `${suffix} ${id}`).toBeUndefined();
       // Exactly once: one settle journal where the money left, one release or return where it came back.

@@ -165,7 +165,7 @@ export function PaymentPage({ id }: { id: string }) {
       </h1>
       <div className="status-line">
         <Status value={t.status} />
-        {t.failureReason && <span className="muted">reason: {t.failureReason}</span>}
+        {t.failureReason && <span className="muted">reason: {t.failureDetail ?? t.failureReason}</span>}
         {live && <span className="muted">updating…</span>}
       </div>
       {(canExecute || canCancel) && (

@@ -44,6 +44,19 @@ export interface Pricing {
   feesIncluded: bigint;
   /** The rate used, decimal string. */
   exchangeRate: string;
+  /** How each fee is made up (REF's rateDetails): fixed parts and variable parts with their rates. */
+  split: FeeSplit;
+}
+
+export interface FeeSplit {
+  platformFixed: bigint;
+  platformBps: number;
+  platformVariable: bigint;
+  serviceFixed: bigint;
+  serviceBps: number;
+  serviceVariable: bigint;
+  /** The amount the variable fees are taken from: S minus both fixed fees. */
+  base: bigint;
 }
 
 const BPS_DENOMINATOR = 10_000;
@@ -222,6 +235,15 @@ export function priceQuote(input: PricingInput): Pricing {
     serviceFee: fees.serviceFee,
     feesIncluded: fees.feesIncluded,
     exchangeRate: sameCurrency ? '1' : new D(input.rate).toFixed(),
+    split: {
+      platformFixed: platformFee.fixed,
+      platformBps: platformFee.bps,
+      platformVariable: fees.platformVariable,
+      serviceFixed: serviceFee.fixed,
+      serviceBps: serviceFee.bps,
+      serviceVariable: fees.serviceVariable,
+      base: fees.base,
+    },
   };
 }
 

@@ -24,7 +24,7 @@ export async function createInvitation(ctx: Ctx, body: CreateInvitationBody): Pr
   const now = ctx.clock.now();
   if (body.expiresAt && body.expiresAt <= now) throw new ValidationError([{ field: 'expiresAt', message: 'Must be in the future.' }]);
   const inviter = await ctx.db.customer.findFirst({ where: { umaAddress: address, isDeleted: false } });
-  if (!inviter) throw new NotFoundError('USER_NOT_FOUND', 'No customer of this platform has this UMA address.');
+  if (!inviter) throw new ValidationError([{ field: 'inviterUma', message: 'No customer of this platform has this UMA address.' }]);
   const currency = inviter.currencies[0] ?? 'USD';
   return ctx.db.umaInvitation.create({
     data: {

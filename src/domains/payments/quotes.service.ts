@@ -22,6 +22,7 @@ import { requireQuoteAuthorization } from './quotes.authorization.js';
 import type { CreateQuoteBody } from './quotes.schemas.js';
 import { assertDestinationVisible, checkUmaLimits, requestUmaPayment, resolveUmaDestination, type ResolvedDestination } from './quotes.destinations.js';
 import { fundingInstructions, resolveRealtimeSource, saveFundingInstructions, type ResolvedRealtimeSource } from './quotes.funding.js';
+import { feeSplitColumns, type FeeSplitColumns } from './rate-details.js';
 
 const field = (f: string, message: string) => new ValidationError([{ field: f, message }]);
 
@@ -170,6 +171,9 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     remittanceInformation: body.remittanceInformation ?? null,
     purposeOfPayment: body.purposeOfPayment ?? null,
     agentId: ctx.agent?.agentId ?? null,
+    // REF's rateDetails and paymentInstructions, on the quote and its transaction alike (issue 13).
+    ...feeSplitColumns(pricing, source.currency, dest.currency, umaPayment?.multiplier),
+    paymentInstructions: instructions.map((i) => i.wire) as any,
     createdAt: now,
     updatedAt: now,
   };
@@ -198,7 +202,6 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
         lookupId: dest.uma?.lookupId ?? null,
         umaPayment: (umaPayment ?? undefined) as any,
         funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
-        paymentInstructions: instructions.map((i) => i.wire) as any,
         ...common,
       } as any,
     });
@@ -231,7 +234,8 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   return quote.quote;
 }
 
-type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKind' | 'destinationAccountId' | 'paymentRail' | 'sendingCurrency' | 'receivingCurrency' | 'exchangeRate' | 'description' | 'remittanceInformation' | 'purposeOfPayment' | 'agentId' | 'createdAt' | 'updatedAt'> & { source: object; destination: object };
+type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKind' | 'destinationAccountId' | 'paymentRail' | 'sendingCurrency' | 'receivingCurrency' | 'exchangeRate' | 'description' | 'remittanceInformation' | 'purposeOfPayment' | 'agentId' | 'paymentInstructions' | 'createdAt' | 'updatedAt'> &
+  FeeSplitColumns & { source: object; destination: object };
 
 /** The PENDING quote and transaction rows of a prefunded quote, as the database holds them. */
 function pendingRows(
@@ -257,7 +261,6 @@ function pendingRows(
     lookupId: null,
     umaPayment: null,
     funding: 'ACCOUNT',
-    paymentInstructions: [],
   };
   const transaction: Transaction = {
     ...i.common,

@@ -1,14 +1,19 @@
 import type { Transaction } from '../../generated/prisma/client.js';
 import { toWireAmount, toWireNumber } from '../../platform/money.js';
 import { omitAbsent } from '../../platform/http/omit-absent.js';
+import { wireFailureReason } from './failure-reasons.js';
+import { rateDetailsResource } from './rate-details.js';
+import { wireDestination, wirePaymentRail } from './payment-rails.js';
 
 /** Optional fields REF leaves out while empty (issue 13). */
-const OPTIONAL = ['quoteId', 'paymentRail', 'description', 'remittanceInformation', 'purposeOfPayment', 'failureReason', 'agentId', 'pendingReason', 'counterpartyInformation', 'settledAt', 'refund'] as const;
+const OPTIONAL = ['quoteId', 'paymentRail', 'description', 'remittanceInformation', 'purposeOfPayment', 'failureReason', 'failureDetail', 'agentId', 'pendingReason', 'counterpartyInformation', 'settledAt', 'refund', 'paymentInstructions', 'rateDetails'] as const;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The Transaction of the spec and decisions Part B §3 (`fees`, `platformFees` plain integers). */
 export function transactionResource(t: Transaction) {
+  const outgoing = t.type === 'OUTGOING';
+  const failure = wireFailureReason(t.type, t.failureReason);
   return omitAbsent({
     id: t.id,
     status: t.status,
@@ -17,18 +22,21 @@ export function transactionResource(t: Transaction) {
     customerId: t.customerId,
     platformCustomerId: t.platformCustomerId,
     source: t.source,
-    destination: t.destination,
+    destination: wireDestination(t.destination),
     sentAmount: toWireAmount({ amount: t.sentAmount, currency: t.sendingCurrency }),
     receivedAmount: toWireAmount({ amount: t.receivedAmount, currency: t.receivingCurrency }),
     exchangeRate: Number(t.exchangeRate),
     fees: toWireNumber(t.fees),
     platformFees: toWireNumber(t.platformFees),
     quoteId: t.quoteId,
-    paymentRail: t.paymentRail,
+    // REF's rails only: none for UMA (Lightning) and wallet (chain) payouts (issue 13).
+    paymentRail: wirePaymentRail(t.paymentRail),
     description: t.description,
     remittanceInformation: t.remittanceInformation,
     purposeOfPayment: t.purposeOfPayment,
-    failureReason: t.failureReason,
+    // REF's enum; the server's own cause in failureDetail where REF has no value for it (issue 13).
+    failureReason: failure.failureReason,
+    failureDetail: failure.failureDetail,
     // Agent payments (A17): who initiated it, and PLATFORM_APPROVAL while it waits for the platform.
     agentId: t.agentId,
     pendingReason: t.pendingReason,
@@ -45,5 +53,8 @@ export function transactionResource(t: Transaction) {
           reason: t.refundReason,
         }
       : null,
+    // REF's OutgoingTransaction: the quote's funding instructions and fee breakdown (issue 13).
+    paymentInstructions: outgoing ? (Array.isArray(t.paymentInstructions) ? t.paymentInstructions : []) : undefined,
+    rateDetails: outgoing ? rateDetailsResource(t) : undefined,
   }, OPTIONAL);
 }

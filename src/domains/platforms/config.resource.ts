@@ -19,6 +19,22 @@ export function counterpartyFieldsFor(currencyCode: string): string[] {
   return [...new Set(names.filter((n): n is string => typeof n === 'string'))];
 }
 
+/** A DNS label is at most 63 characters (RFC 1035). */
+const MAX_LABEL = 63;
+const ID_TAIL = 12;
+
+/**
+ * REF's read-only `proxyUmaSubdomain` (issue 13): the DNS label under which the deployment answers
+ * the platform's incoming UMA requests — the platform's name as a label, then the last 12 hex
+ * digits of its id (the random part of a UUIDv7), so it is stable and tells platforms of one name
+ * apart. Derived, not stored: it cannot be set.
+ */
+export function proxyUmaSubdomainOf(platform: { id: string; name: string }): string {
+  const tail = platform.id.replace(/[^0-9a-f]/gi, '').slice(-ID_TAIL).toLowerCase();
+  const slug = platform.name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, MAX_LABEL - ID_TAIL - 1).replace(/-+$/, '');
+  return slug ? `${slug}-${tail}` : tail;
+}
+
 export function feeConfigResource(f: FeeConfig) {
   const common = {
     id: f.id,
@@ -38,6 +54,7 @@ export function configResource(view: PlatformConfigView, publicKeyPem: string, c
     id: `PlatformConfig:${p.id.slice(p.id.indexOf(':') + 1)}`,
     name: p.name,
     umaDomain: p.umaDomain,
+    proxyUmaSubdomain: proxyUmaSubdomainOf(p),
     webhookEndpoint: p.webhookEndpoint,
     isRegulatedFinancialInstitution: p.isRegulated,
     environment: config.SVC_ENV === 'production' ? 'PRODUCTION' : 'SANDBOX',

@@ -32,6 +32,7 @@ describe('the spec worked example', () => {
       serviceFee: 10n,
       feesIncluded: 63n,
       exchangeRate: '1',
+      split: { platformFixed: 50n, platformBps: 30, platformVariable: 3n, serviceFixed: 0n, serviceBps: 100, serviceVariable: 10n, base: 950n },
     });
   });
 
