@@ -6,7 +6,7 @@ export interface PlatformConfig {
   id: string;
   name: string;
   environment: 'SANDBOX' | 'PRODUCTION';
-  webhookEndpoint: string | null;
+  webhookEndpoint?: string | null;
   webhookPublicKey: string;
   supportedCurrencies: Array<{ currencyCode: string; minAmount: number; maxAmount: number }>;
   feeConfigs: FeeConfig[];

@@ -101,7 +101,8 @@ describe('PATCH /config other fields', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().details.errors[0].field).toBe('webhookEndpoint');
     res = await q.request({ method: 'PATCH', url: '/config', payload: { webhookEndpoint: null } });
-    expect(res.json().webhookEndpoint).toBeNull();
+    // Removed: absent from the answer, as REF leaves out an unset optional field (issue 13).
+    expect(res.json()).not.toHaveProperty('webhookEndpoint');
   });
 
   it('refuses private and loopback webhook URLs in production', async () => {
@@ -136,7 +137,7 @@ describe('PATCH /config other fields', () => {
     const b = await env.platform();
     await a.request({ method: 'PATCH', url: '/config', payload: { umaDomain: 'a.example.com', feeConfigs: [usdCross(5, 5)] } });
     const res = await b.request({ method: 'GET', url: '/config' });
-    expect(res.json().umaDomain).toBeNull();
+    expect(res.json()).not.toHaveProperty('umaDomain');
     expect(res.json().feeConfigs).toEqual([]);
   });
 });

@@ -95,8 +95,6 @@ describe('openapi.yaml', () => {
     const config = {
       id: 'PlatformConfig:019a0c6e-4d1c-7b3e-9f5a-2b8c1d4e6f70',
       name: 'Acme',
-      umaDomain: null,
-      webhookEndpoint: null,
       isRegulatedFinancialInstitution: false,
       supportedCurrencies: [
         { currencyCode: 'USD', minAmount: 1, maxAmount: 1_000_000, requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }], enabledTransactionTypes: ['OUTGOING'] },

@@ -3,6 +3,7 @@ import type { FeeConfig } from '../../generated/prisma/client.js';
 import type { PlatformConfigView } from './config.service.js';
 import { providerRequiredCustomerFields } from './config.service.js';
 import { requiredBeneficiaryFields } from '../external-accounts/index.js';
+import { omitAbsent } from '../../platform/http/omit-absent.js';
 
 /** Beneficiary field paths → REF's CustomerInfoFieldName. */
 const FIELD_NAMES: Record<string, string> = {
@@ -48,9 +49,12 @@ export function feeConfigResource(f: FeeConfig) {
     : { feeType: f.feeType, sourceCurrency: f.sourceCurrency, ...common };
 }
 
+/** Optional fields REF leaves out while unset (issue 13; decisions §8 types them string). */
+const OPTIONAL = ['umaDomain', 'webhookEndpoint'] as const;
+
 export function configResource(view: PlatformConfigView, publicKeyPem: string, config: AppConfig) {
   const p = view.platform;
-  return {
+  return omitAbsent({
     id: `PlatformConfig:${p.id.slice(p.id.indexOf(':') + 1)}`,
     name: p.name,
     umaDomain: p.umaDomain,
@@ -76,5 +80,5 @@ export function configResource(view: PlatformConfigView, publicKeyPem: string, c
     oneCardPerCardholder: p.oneCardPerCardholder,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
-  };
+  }, OPTIONAL);
 }
