@@ -35,6 +35,7 @@ import { createPrisma } from '../src/platform/db.js';
 import { newId } from '../src/platform/ids.js';
 import { createPlatform } from '../src/domains/platforms/platforms.service.js';
 import { bullConnection } from '../src/bootstrap.js';
+import { queuePrefix } from '../src/platform/queue.js';
 import { loadConfig } from '../src/config.js';
 import { PAYMENTS_QUEUE } from '../src/domains/payments/transactions.jobs.js';
 import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
@@ -582,7 +583,7 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
   let worker: ServiceProcess | undefined;
   const redis = new Redis(REDIS_URL);
   const db = new pg.Pool({ connectionString: databaseUrl, max: 3 });
-  const queue = new Queue(PAYMENTS_QUEUE, { connection: bullConnection(loadConfig({ DATABASE_URL: databaseUrl, REDIS_URL })), prefix: `${prefix}:bull` });
+  const queue = new Queue(PAYMENTS_QUEUE, { connection: bullConnection(loadConfig({ DATABASE_URL: databaseUrl, REDIS_URL })), prefix: queuePrefix({ REDIS_PREFIX: prefix }) });
   try {
     log('starting the built API and worker');
     [api, worker] = await Promise.all([startBuiltApi({ ...env, LOG_LEVEL: API_LOG_LEVEL }), startBuiltWorker({ ...env, LOG_LEVEL: 'info' })]);
