@@ -1,3 +1,4 @@
+import { ConflictError } from '../../platform/errors.js';
 import type { Ctx } from '../../deps.js';
 import { poolOf } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
@@ -85,7 +86,8 @@ async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, even
     await s.run(poolOf(ctx.prisma));
   } catch (err) {
     if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') throw new InsufficientFundsError(t.sourceAccountId);
-    if (err instanceof OneStatementRefused && err.code === 'QUOTE_NOT_PENDING') throw Object.assign(new Error('QUOTE_NOT_PENDING'), { code: 'INVALID_STATE_TRANSITION' });
+    // A concurrent execute (or the expiry sweep) won the compare-and-set.
+    if (err instanceof OneStatementRefused && err.code === 'QUOTE_NOT_PENDING') throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
     if (err instanceof OneStatementRefused && err.code === 'IDEMPOTENCY_KEY_TAKEN' && claim) claimTaken(claim);
     throw err;
   }

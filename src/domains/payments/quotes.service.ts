@@ -447,11 +447,7 @@ async function executePrefunded(ctx: Ctx, quote: Quote): Promise<Quote> {
   if (t.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${t.status}; only a PENDING quote can be executed.`, { status: t.status });
   if (t.pendingReason) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was executed and waits for the platform\'s approval.', { pendingReason: t.pendingReason });
   noteIdempotentResource(ctx, quote.id);
-  const started = await startPendingPayment(ctx, { quote, transaction: t }).catch((err) => {
-    // A concurrent execute (or the expiry sweep) won the compare-and-set.
-    if (err?.code === 'INVALID_STATE_TRANSITION') throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
-    throw err;
-  });
+  const started = await startPendingPayment(ctx, { quote, transaction: t });
   await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: quote.transactionId });
   return started.quote;
 }
