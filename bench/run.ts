@@ -17,7 +17,8 @@
  * Env: BENCH_DURATION_S (15 per scenario), BENCH_CONNECTIONS (20), BENCH_SENDERS (1000 balances),
  * BENCH_WARMUP_S (3: unmeasured load before each service scenario), BENCH_LOG_LEVEL (API log level, warn), BENCH_PGBENCH_SCALE (= connections), BENCH_DATABASE_ROOT
  * (postgresql://postgres@127.0.0.1:5432/postgres; defaults to DATABASE_URL's server), REDIS_URL
- * (redis://127.0.0.1:6379), BENCH_KEEP_DB=1 (keep the scratch databases). Writes bench/results/latest.json.
+ * (redis://127.0.0.1:6379), BENCH_KEEP_DB=1 (keep the scratch databases), BENCH_CEILINGS=0 (skip the ceilings while working on the
+ * service: no ratios). Writes bench/results/latest.json.
  * Exit code: 0 every target met, 2 some target missed, 1 the bench itself failed.
  */
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
@@ -54,6 +55,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ROOT_URL = process.env.BENCH_DATABASE_ROOT ?? (process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, 'postgres') : 'postgresql://postgres@127.0.0.1:5432/postgres');
 const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 /** Unmeasured load before each service scenario (JIT, Prisma's query plans, connection pools). */
+const CEILINGS = process.env.BENCH_CEILINGS !== '0';
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 /** Minor units of USD per payment (an amount ending 902–907 would pick a failing sandbox scenario). */
 const AMOUNT = 100;
@@ -208,6 +210,11 @@ END;
 `;
 
 async function ceilings(dbs: Scratch): Promise<{ bare: LoadResult; tpcb: PgbenchResult; hotRow: PgbenchResult; pay: PgbenchResult; payHot: PgbenchResult }> {
+  if (!CEILINGS) {
+    // BENCH_CEILINGS=0, for working on the service: no ratios.
+    const none = { tps: NaN } as PgbenchResult;
+    return { bare: { rps: NaN } as LoadResult, tpcb: none, hotRow: none, pay: none, payHot: none };
+  }
   log(`bare Fastify: GET / for ${DURATION_S}s`);
   const server = await bareFastify();
   let bare: LoadResult;
@@ -690,15 +697,49 @@ function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-/** Runs `fn` and reports the CPU ms per request the API and the worker spent meanwhile. */
+/**
+ * CPU ms used so far by every process named `comm` (e.g. postgres backends, redis-server) and their
+ * exited children, from /proc.
+ */
+function cpuMsOf(comm: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== comm) continue;
+      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      // Own time, plus that of exited children (a postmaster's ended backends).
+      total += ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/** CPU ms all cores have been busy so far (the machine as a whole), from /proc/stat. */
+function machineBusyMs(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal
+  return ((f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + f[7]!) * 1000) / 100;
+}
+
+/**
+ * Runs `fn` and reports the CPU ms per request the API, the worker, Postgres, Redis and the machine as a
+ * whole (which includes the load generator) spent meanwhile: where a request's cost lies.
+ */
 async function withCpu<T extends { requests: number }>(w: Pick<World, 'api' | 'worker'>, fn: () => Promise<T>): Promise<T & { cpuNote?: string }> {
-  const a0 = cpuMs(w.api.child.pid);
-  const w0 = cpuMs(w.worker.child.pid);
+  const at = () => ({ api: cpuMs(w.api.child.pid), worker: cpuMs(w.worker.child.pid), pg: cpuMsOf('postgres'), redis: cpuMsOf('redis-server'), all: machineBusyMs() });
+  const a = at();
   const r = await fn();
-  const a1 = cpuMs(w.api.child.pid);
-  const w1 = cpuMs(w.worker.child.pid);
-  if (a0 === undefined || a1 === undefined || w0 === undefined || w1 === undefined || r.requests === 0) return r;
-  return { ...r, cpuNote: `CPU per request: API ${((a1 - a0) / r.requests).toFixed(2)} ms, worker ${((w1 - w0) / r.requests).toFixed(2)} ms` };
+  const b = at();
+  if (a.api === undefined || b.api === undefined || a.worker === undefined || b.worker === undefined || r.requests === 0) return r;
+  const per = (x: number, y: number) => ((y - x) / r.requests).toFixed(2);
+  return {
+    ...r,
+    cpuNote: `CPU per request: API ${per(a.api, b.api)} ms, worker ${per(a.worker, b.worker)} ms, Postgres ${per(a.pg, b.pg)} ms, Redis ${per(a.redis, b.redis)} ms, machine ${per(a.all, b.all)} ms`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
