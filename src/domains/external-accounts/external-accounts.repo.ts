@@ -53,6 +53,12 @@ export async function findAnyAccount(ctx: Ctx, id: string): Promise<ExternalAcco
   return row ? toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) : undefined;
 }
 
+/** findAnyAccount for many ids at once (one read): the batched payout submission's destinations. */
+export async function findAnyAccounts(ctx: Ctx, ids: string[]): Promise<ExternalAccountRecord[]> {
+  const rows = await ctx.db.externalAccount.findMany({ where: { id: { in: ids } } });
+  return rows.map((row) => toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY));
+}
+
 export interface NewAccount {
   id: string;
   customerId: string | null;

@@ -29,13 +29,16 @@ export function journalCtes(
   const pid = s.param(j.platformId);
   const at = s.param(j.at);
   // Sorted by account id: concurrent journals lock shared accounts in one order.
-  const rows = deltas.map((d) => ({ ...d, event_id: newId('Webhook'), currency_json: currencyOf(d.currency) }));
+  // A VALUES list (not a JSON recordset): the planner knows its few rows and takes each account by
+  // its key, in this order, instead of scanning the platform's accounts.
+  const values = deltas
+    .map((d) => `(${s.param(d.id)}::text, ${s.param(d.currency)}::text, ${s.param(d.available)}::bigint, ${s.param(d.held)}::bigint, ${s.param(newId('Webhook'))}::text, ${s.param(JSON.stringify(currencyOf(d.currency)))}::jsonb)`)
+    .join(', ');
   s.with(
     `${j.prefix}_bal`,
     `UPDATE internal_accounts a
         SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${at}::timestamptz
-       FROM json_to_recordset(${s.param(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))}::json)
-            AS d(id text, currency text, available bigint, held bigint, event_id text, currency_json jsonb)
+       FROM (VALUES ${values}) AS d(id, currency, available, held, event_id, currency_json)
       WHERE a.id = d.id AND a.platform_id = ${pid} AND a.currency = d.currency
         AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0${j.after ? ` AND EXISTS (SELECT 1 FROM ${j.after})` : ''}
       RETURNING a.*, d.event_id, d.currency_json`,

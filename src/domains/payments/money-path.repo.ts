@@ -1,6 +1,8 @@
 import { ConflictError } from '../../platform/errors.js';
 import type { Ctx } from '../../deps.js';
-import { poolOf } from '../../platform/db.js';
+import type pg from 'pg';
+import { poolOf, query } from '../../platform/db.js';
+import { modelRows } from '../../platform/raw-rows.js';
 import { newId } from '../../platform/ids.js';
 import { toJson } from '../../platform/outbox.js';
 import { OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
@@ -125,6 +127,17 @@ export interface RailSubmission {
  * row and OUTGOING_PAYMENT.COMPLETED. A payment no longer PROCESSING is left alone (false).
  */
 export async function settlePayment(ctx: Ctx, t: Transaction, postings: Posting[], submission?: RailSubmission): Promise<boolean> {
+  try {
+    await settleStatement(ctx, t, postings, submission).run(poolOf(ctx.prisma));
+    return true;
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'NOT_PROCESSING') return false;
+    throw err;
+  }
+}
+
+/** settlePayment's statement. */
+function settleStatement(ctx: Ctx, t: Transaction, postings: Posting[], submission?: RailSubmission): OneStatement {
   const now = ctx.clock.now();
   const settled: Transaction = { ...t, status: 'COMPLETED', settledAt: now, updatedAt: now, pendingReason: null, ...(submission && !t.railReference ? { railReference: submission.reference, submittedAt: submission.submittedAt, reconcileAfter: submission.reconcileAfter } : {}) };
   const s = new OneStatement();
@@ -146,11 +159,24 @@ export async function settlePayment(ctx: Ctx, t: Transaction, postings: Posting[
   // Events in the general path's order: the balances moved, then the payment COMPLETED.
   journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings, at: now, prefix: 'settle', after: 'cas' });
   transactionEventsCte(ctx, s, [settled]);
-  try {
-    await s.run(poolOf(ctx.prisma));
-    return true;
-  } catch (err) {
-    if (err instanceof OneStatementRefused && err.code === 'NOT_PROCESSING') return false;
-    throw err;
-  }
+  return s;
+}
+
+/**
+ * The batched submission's claim (issue 12): marks `submitted_at` on each listed payment still
+ * PROCESSING, paid out to an external account, not yet submitted (no rail reference) and not claimed
+ * before, and returns those rows — the claim submitPayment takes one payment at a time, for many
+ * in one statement. A payment not returned is left to submitPayment's own path.
+ */
+export async function claimSubmissions(pool: pg.Pool, items: ReadonlyArray<{ platformId: string; transactionId: string }>, now: Date): Promise<Transaction[]> {
+  const r = await query(
+    pool,
+    `UPDATE transactions t SET submitted_at = $1
+       FROM unnest($2::text[], $3::text[]) AS k(platform_id, id)
+      WHERE t.platform_id = k.platform_id AND t.id = k.id AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL'
+        AND t.rail_reference IS NULL AND t.submitted_at IS NULL
+      RETURNING t.*`,
+    [now, items.map((i) => i.platformId), items.map((i) => i.transactionId)],
+  );
+  return modelRows<Transaction>(r);
 }
