@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
-import { submitPayments } from '../../src/domains/payments/settlement.service.js';
+import { settlePostings, submitPayments } from '../../src/domains/payments/settlement.service.js';
+import { settlePayments } from '../../src/domains/payments/money-path.repo.js';
+import { ctxFor } from '../../src/deps.js';
 
 /**
  * Issue 12: the payments worker submits the `submit` jobs it holds at once as one batch
@@ -132,20 +134,45 @@ describe('batched payout submission', () => {
     expect(await env.deps.prisma.sandboxBankPayout.count({ where: { idempotencyKey: { in: [...ok, refused, failing, internal, foreign] } } })).toBe(ok.length + 3);
   });
 
-  it('settles many payments of one balance at once, each exactly once', async () => {
+  it('settles many payments of one balance in one statement, each exactly once, the balance moved once', async () => {
     const a = await sender();
     const ids = await Promise.all(Array.from({ length: 24 }, (_, i) => pay(a, 1_000 + i)));
+    const balanceEvents = async () => (await events(a.p, 'INTERNAL_ACCOUNT.BALANCE_UPDATED')).filter((id) => id === a.usd).length;
+    const eventsBefore = await balanceEvents();
+    const statements: string[] = [];
+    const stop = onStatement(env.deps.prisma, (text) => statements.push(text));
     const outcomes = await submitPayments(
       env.deps,
       ids.map((transactionId) => ({ platformId: a.p.platformId, transactionId })),
     );
+    stop();
     expect(outcomes.filter((o) => o instanceof Error)).toEqual([]);
+    // The claim, the destinations, the bank's payout of each, and ONE settlement statement for all.
+    expect(statements.filter((s) => s.startsWith('WITH cas'))).toHaveLength(1);
+    expect(statements.length).toBeLessThanOrEqual(ids.length + 3);
+    // The balance moved once, and its event shows where it ended.
+    expect((await balanceEvents()) - eventsBefore).toBe(1);
     for (const id of ids) expect((await status(a.p, id)).status).toBe('COMPLETED');
     const b = await balances(env, a.usd);
     expect(b.held).toBe(0n);
     const sent = await env.deps.prisma.transaction.aggregate({ where: { id: { in: ids } }, _sum: { sentAmount: true } });
     expect(b.available).toBe(1_000_000n - sent._sum.sentAmount!);
     expect((await events(a.p, 'OUTGOING_PAYMENT.COMPLETED')).sort()).toEqual([...ids].sort());
+    await expectLedgerConsistent(env, a.p.platformId);
+  });
+
+  it('refuses a batched settlement as a whole when one payment is no longer PROCESSING, writing nothing', async () => {
+    const a = await sender();
+    const [done, open] = [await pay(a, 1_100), await pay(a, 1_200)];
+    expect(await submitPayments(env.deps, [{ platformId: a.p.platformId, transactionId: done }])).toEqual([{ next: 'SKIP' }]);
+    const ctx = ctxFor(env.deps, a.p.platformId);
+    const rows = await env.deps.prisma.transaction.findMany({ where: { id: { in: [done, open] } } });
+    const before = { balance: await balances(env, a.usd), events: await env.deps.prisma.webhookEvent.count({ where: { platformId: a.p.platformId } }) };
+    const list = await Promise.all(rows.map(async (t) => ({ t: { ...t, status: 'PROCESSING' }, postings: await settlePostings(ctx.db, t) })));
+    expect(await settlePayments(ctx, list)).toBe(false);
+    expect((await status(a.p, open)).status).toBe('PROCESSING');
+    expect(await balances(env, a.usd)).toEqual(before.balance);
+    expect(await env.deps.prisma.webhookEvent.count({ where: { platformId: a.p.platformId } })).toBe(before.events);
     await expectLedgerConsistent(env, a.p.platformId);
   });
 });

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../deps.js';
-import type { TenantDb, TenantTx } from '../../platform/db.js';
+import { poolOf, type TenantDb, type TenantTx } from '../../platform/db.js';
+import { rowById } from '../../platform/raw-rows.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { statusColumn, transition, transitionWhere, tryTransition } from '../../platform/state-machine.js';
 import { toJson } from '../../platform/outbox.js';
@@ -44,6 +45,12 @@ function toRecord(row: Row, key: string | undefined): ExternalAccountRecord {
 /** A live (not deleted) account of the calling platform, or undefined. */
 export async function findLiveAccount(ctx: Ctx, db: Db, id: string): Promise<ExternalAccountRecord | undefined> {
   const row = await db.externalAccount.findUnique({ where: { id } });
+  return row && !row.isDeleted ? toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) : undefined;
+}
+
+/** findLiveAccount outside a transaction, as a prepared raw read (issue 12: the money path's destination). */
+export async function readLiveAccount(ctx: Ctx, id: string): Promise<ExternalAccountRecord | undefined> {
+  const row = await rowById<Row>(poolOf(ctx.prisma), 'external_accounts', ctx.platformId, id);
   return row && !row.isDeleted ? toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) : undefined;
 }
 

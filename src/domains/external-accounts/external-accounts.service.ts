@@ -17,7 +17,7 @@ import { beneficiaryCheckJobId, enqueueBeneficiaryCheck, EXTERNAL_ACCOUNTS_QUEUE
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
 import {
-  abandonChallenges, accountNotFound, ANY_CUSTOMER, clearDefaultUmaDeposit, findAnyAccount, findAnyAccounts, findLiveAccount, insertAccount, listAccounts, markDeleted,
+  abandonChallenges, accountNotFound, ANY_CUSTOMER, clearDefaultUmaDeposit, findAnyAccount, findAnyAccounts, findLiveAccount, readLiveAccount, insertAccount, listAccounts, markDeleted,
   recordBeneficiaryResult, transitionAccount,
 } from './external-accounts.repo.js';
 import { createExternalAccountBody, type ExternalAccountRecord } from './external-accounts.schemas.js';
@@ -215,7 +215,7 @@ export interface PayableExternalAccount {
  * the account is not ACTIVE (`details.status` says where it stands).
  */
 export async function getPayableExternalAccount(ctx: Ctx, id: string, opts: { allowPendingOwnership?: boolean } = {}): Promise<PayableExternalAccount> {
-  const a = await findLiveAccount(ctx, ctx.db, id);
+  const a = await readLiveAccount(ctx, id);
   if (!a) throw accountNotFound();
   const allowed = a.status === 'ACTIVE' || (opts.allowPendingOwnership === true && a.status === 'PENDING_OWNERSHIP_VERIFICATION');
   if (!allowed) {

@@ -10,7 +10,7 @@ import { startRefund, transitionRefund, transitionTransaction } from './transact
 import { refundReasonFor } from './transactions.model.js';
 import { umaPayoutDestination } from './settlement.uma.js';
 import { holdPostings } from './payment-postings.js';
-import { claimSubmissions, settlePayment, type RailSubmission } from './money-path.repo.js';
+import { claimSubmissions, settlePayment, settlePayments, type RailSubmission } from './money-path.repo.js';
 import { poolOf } from '../../platform/db.js';
 
 export { holdPostings };
@@ -226,8 +226,8 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
  * submitPayment for many payments at once (issue 12: the payments worker's batches when its queue has a
  * backlog), with the same outcome per payment and a handful of statements for the whole batch instead
  * of half a dozen per payment: one claim of them all (claimSubmissions), one read of their
- * destinations per platform, the rail's calls side by side, and the settlements of the payouts the
- * rail completed at once (each settlePayment's statement) side by side. Anything off the common path
+ * destinations per platform, the rail's calls side by side, and the payouts the rail completed at
+ * once settled together, one statement per platform (settlePayments). Anything off the common path
  * — a payment the claim did not return (internal or UMA destination, already claimed or submitted, no
  * longer PROCESSING), a rail that did not complete at once or threw — goes through submitPayment (or, once submitted, applyPayoutResult) on its own, where each case is handled
  * as it always was. Outcomes (or the error of a payment's own path) are in the order of `items`.
@@ -272,10 +272,20 @@ export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platf
       );
     }),
   );
-  // Each settlement is its own statement and commit, side by side: one transaction for the batch
-  // would hold a shared balance's row lock (a platform's hot account) from its first statement to
-  // the commit, stalling every payment on that balance meanwhile (measured: worse on one hot balance).
-  for (const c of completed) outcomes.set(c.t.id, settlePayment(c.ctx, c.t, c.postings, c.submission).then(() => c.watch ?? { next: 'SKIP' }));
+  // The payouts the rail completed at once: settled per platform in one statement (settlePayments:
+  // one commit, a shared balance moved once). Refused as a whole (a payment cancelled meanwhile) or
+  // failed: one by one, where each payment's own case is handled.
+  const byCtx = new Map<Ctx, typeof completed>();
+  for (const c of completed) byCtx.set(c.ctx, [...(byCtx.get(c.ctx) ?? []), c]);
+  await Promise.all(
+    [...byCtx].map(async ([ctx, list]) => {
+      const together = await settlePayments(ctx, list).catch((err: unknown) => {
+        deps.logger.warn({ err, count: list.length }, 'batched settlement failed; settling one by one');
+        return false;
+      });
+      for (const c of list) outcomes.set(c.t.id, (together ? Promise.resolve() : settlePayment(ctx, c.t, c.postings, c.submission)).then(() => c.watch ?? { next: 'SKIP' }));
+    }),
+  );
   // One payment's failure is its job's alone (retried by the queue), not the batch's.
   return Promise.all(items.map((i) => (outcomes.get(i.transactionId) ?? submitPayment(deps, i.platformId, i.transactionId)).catch(asError)));
 }
