@@ -585,6 +585,7 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
     REDIS_PREFIX: prefix,
     RATE_LIMIT_MAX: '1000000000',
     SANDBOX_RAIL_DELAY_SCALE: '0',
+    ...(process.env.PAYMENT_CONCURRENCY ? { PAYMENT_CONCURRENCY: process.env.PAYMENT_CONCURRENCY } : {}),
     NODE_ENV: 'production',
   };
   let api: ApiProcess | undefined;
