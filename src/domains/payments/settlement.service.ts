@@ -226,11 +226,13 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
  * submitPayment for many payments at once (issue 12: the payments worker's batches when its queue has a
  * backlog), with the same outcome per payment and a handful of statements for the whole batch instead
  * of half a dozen per payment: one claim of them all (claimSubmissions), one read of their
- * destinations per platform, the rail's calls side by side, and the payouts the rail completed at
- * once settled together, one statement per platform (settlePayments). Anything off the common path
- * — a payment the claim did not return (internal or UMA destination, already claimed or submitted, no
- * longer PROCESSING), a rail that did not complete at once or threw — goes through submitPayment (or, once submitted, applyPayoutResult) on its own, where each case is handled
- * as it always was. Outcomes (or the error of a payment's own path) are in the order of `items`.
+ * destinations per platform, the rail's answers (one call for the lot when the adapter takes batches:
+ * submitPayouts), and the payouts the rail completed at once settled together, one statement per
+ * platform (settlePayments). Anything off the common path — a payment the claim did not return
+ * (internal or UMA destination, already claimed or submitted, no longer PROCESSING), a rail that did
+ * not complete at once or threw — goes through submitPayment (or, once submitted, applyPayoutResult)
+ * on its own, where each case is handled as it always was. Outcomes (or the error of a payment's own
+ * path) are in the order of `items`.
  */
 export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platformId: string; transactionId: string }>): Promise<Array<StepOutcome | Error>> {
   if (items.length === 1) return [await submitPayment(deps, items[0]!.platformId, items[0]!.transactionId).catch(asError)];
@@ -247,14 +249,28 @@ export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platf
     [...byPlatform].map(async ([platformId, ts]) => {
       const ctx = ctxFor(deps, platformId);
       const destinations = await getPayoutDestinations(ctx, ts.map((t) => t.destinationAccountId).filter((id): id is string => id !== null));
+      const requests = ts.map((t) => {
+        const d = t.destinationAccountId ? destinations.get(t.destinationAccountId) : undefined;
+        return payoutRequest(t, d ? { accountType: d.accountType, accountInfo: d.accountInfo } : { accountType: 'UNKNOWN', accountInfo: {} });
+      });
+      // The rail's answers: in one call per adapter that takes batches (submitPayouts), else one call each.
+      const byRail = new Map<RailAdapter, number[]>();
+      ts.forEach((t, i) => {
+        const rail = railFor(deps, t.paymentRail ?? 'NONE');
+        byRail.set(rail, [...(byRail.get(rail) ?? []), i]);
+      });
+      const answers: Array<Promise<PayoutResult>> = new Array(ts.length);
+      for (const [rail, idx] of byRail) {
+        if (rail.submitPayouts && idx.length > 1) {
+          const all = rail.submitPayouts(idx.map((i) => requests[i]!));
+          idx.forEach((i, k) => (answers[i] = all.then((r) => r[k]!)));
+        } else for (const i of idx) answers[i] = rail.submitPayout(requests[i]!);
+      }
       await Promise.all(
-        ts.map(async (t) => {
-          const d = t.destinationAccountId ? destinations.get(t.destinationAccountId) : undefined;
-          const destination = d ? { accountType: d.accountType, accountInfo: d.accountInfo } : { accountType: 'UNKNOWN', accountInfo: {} };
-          const rail = railFor(deps, t.paymentRail ?? 'NONE');
+        ts.map(async (t, i) => {
           let result: PayoutResult;
           try {
-            result = await rail.submitPayout(payoutRequest(t, destination));
+            result = await answers[i]!;
           } catch {
             // The claim stands (a claimed payment is resubmitted with the same key): the single path
             // repeats the call and handles a refusal or an error as it always does.
