@@ -84,6 +84,12 @@ export const envSchema = z.object({
   DATABASE_POOL_MAX: int(10, 1),
   DATABASE_TX_MAX_WAIT_MS: int(10_000, 100),
   DATABASE_TX_TIMEOUT_MS: int(15_000, 100),
+  /**
+   * Hot reads (GET /transactions/{id}) as named prepared statements, parsed and planned once per
+   * connection. Set false behind a transaction-mode pooler that does not carry them (PgBouncer before
+   * 1.21, or without max_prepared_statements): docs/deploy.md "PgBouncer".
+   */
+  DATABASE_PREPARED_STATEMENTS: bool.default(true),
   REDIS_URL: z.string().min(1, 'is required (redis://host:6379)'),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, _ . or -').default('svc'),
   /** Redis topology (docs/deploy.md "Redis"): standalone (REDIS_URL), sentinel or cluster. */

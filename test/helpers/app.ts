@@ -76,6 +76,8 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
     WEBHOOK_RETRY_MAX_MS: '400',
     WEBHOOK_TIMEOUT_MS: '2000',
     OUTBOX_RELAY_INTERVAL_MS: '50',
+    // .ci/pgbouncer-tests turns named prepared statements off (PgBouncer in transaction mode).
+    ...(process.env.DATABASE_PREPARED_STATEMENTS ? { DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS } : {}),
     // Production refuses to start without a sealing key (issue 14); tests that run production get a fixed one.
     ...(env.SVC_ENV === 'production' ? { EXTERNAL_ACCOUNT_ENCRYPTION_KEY: TEST_SEALING_KEY } : {}),
     ...env,
