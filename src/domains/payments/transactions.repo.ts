@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Ctx } from '../../deps.js';
 import { poolOf, type TenantTx } from '../../platform/db.js';
 import { TickBatch } from '../../platform/tick-batch.js';
+import { invariant } from '../../platform/errors.js';
 import { statusColumn, transition, type MoveOptions } from '../../platform/state-machine.js';
 import { Prisma, type Transaction } from '../../generated/prisma/client.js';
 import {
@@ -101,11 +102,30 @@ interface TransactionKey {
   platformId: string;
 }
 
-function toTransaction(values: unknown[]): Transaction {
-  const t: Record<string, unknown> = {};
-  for (let i = 0; i < TRANSACTION_FIELDS.length; i++) t[TRANSACTION_FIELDS[i]!] = values[i];
-  return t as Transaction;
+/**
+ * Row values, in TRANSACTION_FIELDS' order, as a Transaction. Written as one object literal: V8 keeps it
+ * a fast object, where 53 stores by computed key leave a slow (dictionary) one that costs every read of
+ * it afterwards (2 µs a request on GET /transactions/{id}). That each field reads its own column is
+ * checked below, when the module loads.
+ */
+function toTransaction(v: any[]): Transaction {
+  return {
+    id: v[0], platformId: v[1], quoteId: v[2], customerId: v[3], platformCustomerId: v[4], status: v[5], type: v[6],
+    direction: v[7], sourceAccountId: v[8], source: v[9], destination: v[10], destinationKind: v[11],
+    destinationAccountId: v[12], identifierLast3: v[13], paymentRail: v[14], sentAmount: v[15],
+    sendingCurrency: v[16], receivedAmount: v[17], receivingCurrency: v[18], exchangeRate: v[19], fees: v[20],
+    platformFees: v[21], serviceFees: v[22], description: v[23], remittanceInformation: v[24],
+    purposeOfPayment: v[25], failureReason: v[26], railReference: v[27], submittedAt: v[28], reconcileAfter: v[29],
+    settledAt: v[30], refundStatus: v[31], refundReference: v[32], refundReason: v[33], refundInitiatedAt: v[34],
+    refundSettledAt: v[35], agentId: v[36], pendingReason: v[37], approvalRequestedAt: v[38],
+    agentCountedAmount: v[39], counterpartyInformation: v[40], platformFixedFee: v[41], platformVariableFeeBps: v[42],
+    platformVariableFee: v[43], serviceFixedFee: v[44], serviceVariableFeeBps: v[45], serviceVariableFee: v[46],
+    counterpartyFixedFee: v[47], counterpartyMultiplier: v[48], sendingMultiplier: v[49], paymentInstructions: v[50],
+    createdAt: v[51], updatedAt: v[52],
+  };
 }
+const probe = toTransaction([...TRANSACTION_FIELDS]) as unknown as Record<string, unknown>;
+invariant(Object.keys(probe).length === TRANSACTION_FIELDS.length && TRANSACTION_FIELDS.every((f) => probe[f] === f), 'toTransaction reads a field from another column');
 
 const batches = new WeakMap<pg.Pool, TickBatch<TransactionKey, Transaction>>();
 
