@@ -10,6 +10,7 @@ import { frameworkErrorHandler, installErrorHandling, makeClientErrorHandler, se
 import { checkRequestText } from './platform/http/validate.js';
 import { registerPlatformAuth } from './platform/http/auth.js';
 import { installIdempotency } from './platform/http/idempotency.js';
+import { coalescingRedisStore } from './platform/http/rate-limit-store.js';
 import { registerDashboard } from './platform/http/dashboard.js';
 import { installStrictQuery } from './platform/http/query.js';
 import { createMetrics } from './platform/metrics.js';
@@ -121,8 +122,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
         global: true,
         max: config.RATE_LIMIT_MAX,
         timeWindow: config.RATE_LIMIT_WINDOW_MS,
-        redis: deps.redis,
-        nameSpace: `${config.REDIS_PREFIX}:rl:`,
+        store: coalescingRedisStore(deps.redis, `${config.REDIS_PREFIX}:rl:`),
         keyGenerator: (req: FastifyRequest) => req.principal?.credentialId ?? req.ip,
         errorResponseBuilder: (_req, ctx) => {
           const err = new Error('Too many requests.') as Error & { statusCode: number; headers: Record<string, string> };

@@ -56,8 +56,17 @@ export interface AgentPolicy {
 const cache = new WeakMap<PrismaClient, Map<string, TenantDb>>();
 const MAX_CACHED_TENANTS = 1000;
 
-/** Scoped clients are cheap but not free; keep one per platform (process-local, holds no state). */
+const ctxCache = new WeakMap<AppDeps, Map<string, Ctx>>();
+
+/**
+ * Scoped clients are cheap but not free; keep one per platform (process-local, holds no state). The Ctx
+ * itself too, per deps object: callers replace a Ctx (`{ ...ctx, agent }`), never change one.
+ */
 export function ctxFor(deps: AppDeps, platformId: string): Ctx {
+  let ctxs = ctxCache.get(deps);
+  if (!ctxs) ctxCache.set(deps, (ctxs = new Map()));
+  const hit = ctxs.get(platformId);
+  if (hit) return hit;
   let byPlatform = cache.get(deps.prisma);
   if (!byPlatform) cache.set(deps.prisma, (byPlatform = new Map()));
   let db = byPlatform.get(platformId);
@@ -66,5 +75,8 @@ export function ctxFor(deps: AppDeps, platformId: string): Ctx {
     db = tenantDb(deps.prisma, platformId);
     byPlatform.set(platformId, db);
   }
-  return { ...deps, platformId, db };
+  if (ctxs.size >= MAX_CACHED_TENANTS) ctxs.clear();
+  const ctx: Ctx = Object.freeze({ ...deps, platformId, db });
+  ctxs.set(platformId, ctx);
+  return ctx;
 }

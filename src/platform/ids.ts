@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7, validate as uuidValidate } from 'uuid';
 
 /** Resource type prefixes of the spec (Conventions) and decisions Part B §1. */
@@ -39,9 +40,37 @@ export type ResourceType =
   | 'BulkCustomerImport'
   | 'BankLink';
 
-/** `<ResourceType>:<uuid>` with a time-ordered UUIDv7, so ids sort by creation. */
+/**
+ * Random bytes for ids, drawn from the CSPRNG 4 KiB at a time: `uuid` asks crypto.getRandomValues for
+ * 16 bytes per id, which cost more than the rest of the id (1.7 µs of 1.9; every request has one).
+ */
+const pool = Buffer.alloc(16 * 256);
+let poolOffset = pool.length;
+function random16(): Uint8Array {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += 16;
+  return pool.subarray(poolOffset - 16, poolOffset);
+}
+
+/** uuid's own v7 state, kept here: the millisecond and the counter that orders ids within it. */
+const v7State = { msecs: -Infinity, seq: 0 };
+
+/** `<ResourceType>:<uuid>` with a time-ordered UUIDv7, so ids sort by creation (also within a millisecond). */
 export function newId(type: ResourceType): string {
-  return `${type}:${uuidv7()}`;
+  const random = random16();
+  const now = Date.now();
+  // As uuid's v7() without options: a new millisecond starts the counter at random, within one it counts up.
+  if (now > v7State.msecs) {
+    v7State.seq = ((random[6]! & 0x7f) << 24) | (random[7]! << 16) | (random[8]! << 8) | random[9]!;
+    v7State.msecs = now;
+  } else {
+    v7State.seq = (v7State.seq + 1) | 0;
+    if (v7State.seq === 0) v7State.msecs++;
+  }
+  return `${type}:${uuidv7({ random, msecs: v7State.msecs, seq: v7State.seq })}`;
 }
 
 /** True when `value` is `<type>:<uuid>`; used to refuse malformed ids before they reach the database. */

@@ -52,7 +52,7 @@ export async function transactionRoutes(app: FastifyInstance) {
   });
 
   app.get('/transactions/:transactionId', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req) => {
-    const { transactionId } = parseInput(z.object({ transactionId: z.string().max(200) }), req.params);
+    const { transactionId } = parseInput(transactionParams, req.params);
     return transactionResource(await getTransaction(req.ctx, transactionId));
   });
 

@@ -3,12 +3,12 @@ import { NotFoundError } from '../../platform/errors.js';
 import { customerFilterFor, visibleToCaller } from '../../platform/agent-scope.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { Prisma, Transaction } from '../../generated/prisma/client.js';
-import { transitionTransaction } from './transactions.repo.js';
+import { readTransaction, transitionTransaction } from './transactions.repo.js';
 import { refFilters } from './transactions.filters.js';
 
 /** Errors: 404 TRANSACTION_NOT_FOUND (also another platform's transaction). */
 export async function getTransaction(ctx: Ctx, id: string): Promise<Transaction> {
-  const t = await ctx.db.transaction.findUnique({ where: { id } });
+  const t = await readTransaction(ctx, id);
   // An agent (A17) sees only its customer's transactions.
   if (!t || !visibleToCaller(ctx, t.customerId)) throw new NotFoundError('TRANSACTION_NOT_FOUND', 'Transaction not found.');
   return t;

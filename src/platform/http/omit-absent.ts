@@ -4,7 +4,13 @@
  * spec (e.g. `customerId` of a platform-owned account) keep their `null`.
  */
 export function omitAbsent<T extends Record<string, unknown>, K extends keyof T>(resource: T, optionalKeys: readonly K[]): T {
-  const out: Record<string, unknown> = { ...resource };
-  for (const k of optionalKeys) if (out[k as string] === null || out[k as string] === undefined) delete out[k as string];
+  // A copy without the absent keys, in the same order; not a copy with keys deleted, which leaves
+  // V8 a slow (dictionary) object that costs every later read and JSON.stringify.
+  const out: Record<string, unknown> = {};
+  for (const k in resource) {
+    const v = resource[k];
+    if ((v === null || v === undefined) && optionalKeys.includes(k as unknown as K)) continue;
+    out[k] = v;
+  }
   return out as T;
 }

@@ -1,0 +1,71 @@
+import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TestEnv } from '../helpers/app.js';
+import { coalescingRedisStore } from '../../src/platform/http/rate-limit-store.js';
+
+/**
+ * The rate limit's counters (src/platform/http/rate-limit-store.ts): the hits of one credential in one
+ * turn of the event loop go to Redis as one INCRBY (issue 12), and each request is judged as if they had
+ * been counted one by one, on the keys @fastify/rate-limit's own RedisStore uses.
+ */
+let env: TestEnv;
+const WINDOW_MS = 60_000;
+
+beforeAll(async () => {
+  env = await createTestEnv({ RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) });
+});
+afterAll(() => env.close());
+
+type Store = { incr(key: string, cb: (err: Error | null, r?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void };
+const incr = (store: Store, key: string) =>
+  new Promise<{ current: number; ttl: number }>((resolve, reject) => store.incr(key, (err, r) => (err ? reject(err) : resolve(r!)), WINDOW_MS, 5));
+const newStore = (nameSpace: string): Store => new (coalescingRedisStore(env.deps.redis, nameSpace))({}) as unknown as Store;
+
+describe('rate limit counters', () => {
+  it('of requests sent together: exactly the limit pass, the rest are 429 with Retry-After, all counted on the credential key', async () => {
+    const p = await env.platform();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => p.request({ method: 'GET', url: '/config' })));
+    const statuses = answers.map((r) => r.statusCode).sort();
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    for (const r of answers.filter((a) => a.statusCode === 429)) {
+      expect(r.json().code).toBe('RATE_LIMITED');
+      expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    const credential = await env.deps.prisma.platformCredential.findFirstOrThrow({ where: { platformId: p.platformId } });
+    const key = `${env.config.REDIS_PREFIX}:rl:${credential.id}`;
+    expect(await env.deps.redis.get(key)).toBe('8');
+    const ttl = await env.deps.redis.pttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(WINDOW_MS);
+    // Another credential has its own budget.
+    expect((await (await env.platform()).request({ method: 'GET', url: '/config' })).statusCode).toBe(200);
+  });
+
+  it('count every hit once, in one turn or several, across stores (processes) sharing Redis', async () => {
+    const ns = `${env.config.REDIS_PREFIX}:rlt_${randomBytes(3).toString('hex')}:`;
+    const a = newStore(ns);
+    const b = newStore(ns);
+    const first = await Promise.all([incr(a, 'k'), incr(a, 'k'), incr(b, 'k'), incr(a, 'other')]);
+    const second = await Promise.all([incr(b, 'k'), incr(a, 'k')]);
+    const third = await incr(a, 'k');
+    const counts = [...first.slice(0, 3), ...second, third].map((r) => r.current).sort((x, y) => x - y);
+    expect(counts).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(first[3]!.current).toBe(1);
+    expect(await env.deps.redis.get(`${ns}k`)).toBe('6');
+    // The window starts at the key's first hit and is not extended by later ones.
+    for (const r of [...first, ...second, third]) expect(r.ttl).toBeGreaterThan(0);
+    expect(await env.deps.redis.pttl(`${ns}k`)).toBeLessThanOrEqual(WINDOW_MS);
+  });
+
+  it("share their keys with the library's own RedisStore (processes of the previous version during a deploy)", async () => {
+    const ns = `${env.config.REDIS_PREFIX}:rlt_${randomBytes(3).toString('hex')}:`;
+    const RedisStore = createRequire(import.meta.url)('@fastify/rate-limit/store/RedisStore.js') as new (ce: boolean, eb: boolean, redis: unknown, key: string) => Store;
+    const theirs = new RedisStore(false, false, env.deps.redis, ns);
+    const ours = newStore(ns);
+    expect((await incr(theirs, 'k')).current).toBe(1);
+    expect((await incr(ours, 'k')).current).toBe(2);
+    expect((await incr(theirs, 'k')).current).toBe(3);
+    expect((await Promise.all([incr(ours, 'k'), incr(ours, 'k')])).map((r) => r.current)).toEqual([4, 5]);
+  });
+});
