@@ -585,7 +585,10 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
     REDIS_PREFIX: prefix,
     RATE_LIMIT_MAX: '1000000000',
     SANDBOX_RAIL_DELAY_SCALE: '0',
-    ...(process.env.PAYMENT_CONCURRENCY ? { PAYMENT_CONCURRENCY: process.env.PAYMENT_CONCURRENCY } : {}),
+    // The worker sized for throughput, as a deployment running the bench's load would be: up to 64
+    // payment jobs at once, so a submission batch carries up to 64 payments (default 16, for a small
+    // deployment's pool of 10 connections; docs/deploy.md "Sizing the payments worker").
+    PAYMENT_CONCURRENCY: process.env.PAYMENT_CONCURRENCY ?? '64',
     NODE_ENV: 'production',
   };
   let api: ApiProcess | undefined;

@@ -180,7 +180,7 @@ export const envSchema = z.object({
   QUOTE_EXPIRY_SWEEP_BATCH: int(200, 1),
   PAYMENT_POLL_MIN_MS: int(250, 1),
   PAYMENT_POLL_MAX_MS: int(60_000, 1),
-  PAYMENT_CONCURRENCY: int(64, 1),
+  PAYMENT_CONCURRENCY: int(16, 1),
   /** How long a `submit` job waits for others to join its batch (issue 12): a batch's extra latency at most. */
   PAYMENT_BATCH_LINGER_MS: int(2, 0),
   PAYMENT_STALE_MS: int(60_000, 100),
