@@ -18,7 +18,7 @@
  * BENCH_WARMUP_S (3: unmeasured load before each service scenario), BENCH_LOG_LEVEL (API log level, warn), BENCH_PGBENCH_SCALE (= connections), BENCH_DATABASE_ROOT
  * (postgresql://postgres@127.0.0.1:5432/postgres; defaults to DATABASE_URL's server), REDIS_URL
  * (redis://127.0.0.1:6379), BENCH_KEEP_DB=1 (keep the scratch databases), BENCH_CEILINGS=0 (skip the ceilings while working on the
- * service: no ratios). Writes bench/results/latest.json.
+ * service: no ratios), BENCH_PROFILE=1 (V8 CPU profiles of the API and the worker in bench/results/profiles). Writes bench/results/latest.json.
  * Exit code: 0 every target met, 2 some target missed, 1 the bench itself failed.
  */
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
@@ -56,6 +56,7 @@ const ROOT_URL = process.env.BENCH_DATABASE_ROOT ?? (process.env.DATABASE_URL ? 
 const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 /** Unmeasured load before each service scenario (JIT, Prisma's query plans, connection pools). */
 const CEILINGS = process.env.BENCH_CEILINGS !== '0';
+const PROFILE_DIR = process.env.BENCH_PROFILE === '1' ? path.resolve('bench/results/profiles') : undefined;
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 /** Minor units of USD per payment (an amount ending 902–907 would pick a failing sandbox scenario). */
 const AMOUNT = 100;
@@ -584,6 +585,7 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
     REDIS_PREFIX: prefix,
     RATE_LIMIT_MAX: '1000000000',
     SANDBOX_RAIL_DELAY_SCALE: '0',
+    ...(process.env.PAYMENT_CONCURRENCY ? { PAYMENT_CONCURRENCY: process.env.PAYMENT_CONCURRENCY } : {}),
     NODE_ENV: 'production',
   };
   let api: ApiProcess | undefined;
@@ -593,7 +595,9 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
   const queue = new Queue(PAYMENTS_QUEUE, { connection: bullConnection(loadConfig({ DATABASE_URL: databaseUrl, REDIS_URL })), prefix: queuePrefix({ REDIS_PREFIX: prefix }) });
   try {
     log('starting the built API and worker');
-    [api, worker] = await Promise.all([startBuiltApi({ ...env, LOG_LEVEL: API_LOG_LEVEL }), startBuiltWorker({ ...env, LOG_LEVEL: 'info' })]);
+    // BENCH_PROFILE=1: V8 CPU profiles of the API and the worker (written when they stop) for working on the service.
+    const profile: Record<string, string> = PROFILE_DIR ? { NODE_OPTIONS: `--import ${path.join(HERE, 'cpu-profile.mjs')}`, BENCH_PROFILE_DIR: PROFILE_DIR } : {};
+    [api, worker] = await Promise.all([startBuiltApi({ ...env, ...profile, LOG_LEVEL: API_LOG_LEVEL }), startBuiltWorker({ ...env, ...profile, LOG_LEVEL: 'info' })]);
     rows.push({ group: 'start-up', scenario: 'API: spawn → /readyz 200', p50: api.readyMs, target: 'a few seconds' });
     rows.push({ group: 'start-up', scenario: 'worker: spawn → "worker ready"', p50: worker.readyMs, target: 'a few seconds' });
     const w: World = { db, api, worker, queue, ...seeded, destination: '' };

@@ -82,14 +82,14 @@ export const envSchema = z.object({
    */
   DATABASE_DIRECT_URL: z.string().min(1).optional(),
   DATABASE_POOL_MAX: int(10, 1),
-  DATABASE_TX_MAX_WAIT_MS: int(10_000, 100),
-  DATABASE_TX_TIMEOUT_MS: int(15_000, 100),
   /**
-   * Hot reads (GET /transactions/{id}) as named prepared statements, parsed and planned once per
-   * connection. Set false behind a transaction-mode pooler that does not carry them (PgBouncer before
-   * 1.21, or without max_prepared_statements): docs/deploy.md "PgBouncer".
+   * Issue 12: the hot path's raw statements are sent as named prepared statements (planned once per
+   * connection). Set false behind a transaction-mode pooler that does not track them (PgBouncer
+   * before 1.21, or without max_prepared_statements): docs/deploy.md "PgBouncer".
    */
   DATABASE_PREPARED_STATEMENTS: bool.default(true),
+  DATABASE_TX_MAX_WAIT_MS: int(10_000, 100),
+  DATABASE_TX_TIMEOUT_MS: int(15_000, 100),
   REDIS_URL: z.string().min(1, 'is required (redis://host:6379)'),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, _ . or -').default('svc'),
   /** Redis topology (docs/deploy.md "Redis"): standalone (REDIS_URL), sentinel or cluster. */
@@ -180,7 +180,9 @@ export const envSchema = z.object({
   QUOTE_EXPIRY_SWEEP_BATCH: int(200, 1),
   PAYMENT_POLL_MIN_MS: int(250, 1),
   PAYMENT_POLL_MAX_MS: int(60_000, 1),
-  PAYMENT_CONCURRENCY: int(16, 1),
+  PAYMENT_CONCURRENCY: int(64, 1),
+  /** How long a `submit` job waits for others to join its batch (issue 12): a batch's extra latency at most. */
+  PAYMENT_BATCH_LINGER_MS: int(2, 0),
   PAYMENT_STALE_MS: int(60_000, 100),
   SANDBOX_RAIL_DELAY_SCALE: z.coerce.number().min(0).default(1),
   SANDBOX_SLOW_MS: int(360_000, 0),

@@ -1,6 +1,6 @@
 import type { AdapterKind, AdapterLogger, CallOptions } from './common.js';
 import { FxRateUnavailableError } from './fx/port.js';
-import { PAYOUT_STATUSES, RailError, type PayoutResult, type RailAdapter, type RefundResult } from './rails/port.js';
+import { PAYOUT_STATUSES, RailError, type PayoutRequest, type PayoutResult, type RailAdapter, type RefundResult } from './rails/port.js';
 
 /**
  * Every adapter call goes through here: bounded by PROVIDER_TIMEOUT_MS (the adapter gets the
@@ -82,6 +82,15 @@ export function guardRail(inner: RailAdapter, timeoutMs: number, logger: Adapter
       const raw = await guarded('submitPayout', opts, (signal) => inner.submitPayout(req, { ...opts, signal }));
       return normalizePayoutResult(raw, id, logger);
     },
+    ...(inner.submitPayouts
+      ? {
+          async submitPayouts(reqs: readonly PayoutRequest[], opts?: CallOptions) {
+            const raw = await guarded('submitPayouts', opts, (signal) => inner.submitPayouts!(reqs, { ...opts, signal }));
+            if (!Array.isArray(raw) || raw.length !== reqs.length) throw new RailError(`rail adapter ${id}: submitPayouts answered ${Array.isArray(raw) ? raw.length : 'no'} results for ${reqs.length} payouts`, true);
+            return raw.map((r) => normalizePayoutResult(r, id, logger));
+          },
+        }
+      : {}),
     async getPayoutStatus(reference, opts) {
       const raw = await guarded('getPayoutStatus', opts, (signal) => inner.getPayoutStatus(reference, { ...opts, signal }));
       return normalizePayoutResult(raw, id, logger, reference);

@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
@@ -11,6 +12,8 @@ export interface DbOptions {
   txMaxWaitMs?: number;
   /** Upper bound on one interactive transaction. */
   txTimeoutMs?: number;
+  /** Raw hot-path statements (`query`) as named prepared statements; off behind PgBouncer < 1.21. */
+  preparedStatements?: boolean;
 }
 
 /** Sees every statement sent on a pool (tests count the statements of an operation with it). */
@@ -18,12 +21,16 @@ export type StatementListener = (text: string) => void;
 
 const pools = new WeakMap<PrismaClient, pg.Pool>();
 const listeners = new WeakMap<pg.Pool, Set<StatementListener>>();
+const prepared = new WeakMap<pg.Pool, boolean>();
+const poolOfClient = new WeakMap<pg.PoolClient | pg.Client, pg.Pool>();
 
 export function createPrisma(databaseUrl: string, opts: DbOptions | number = {}): PrismaClient {
   const o = typeof opts === 'number' ? { poolMax: opts } : opts;
   // Our pool, handed to Prisma: hot paths may run raw SQL on the same connections (poolOf).
   const pool = new pg.Pool({ connectionString: databaseUrl, max: o.poolMax ?? 10 });
+  prepared.set(pool, o.preparedStatements ?? true);
   pool.on('connect', (client) => {
+    poolOfClient.set(client, pool);
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const set = listeners.get(pool);
@@ -46,6 +53,24 @@ export function poolOf(prisma: PrismaClient): pg.Pool {
   const pool = pools.get(prisma);
   if (!pool) throw new Error('poolOf: this client was not made by createPrisma');
   return pool;
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * A raw statement on the pool (hot paths, behind their domain's repository). Named after a hash of
+ * its text, so each connection parses and plans it once and then only binds and executes — unless
+ * the pool was made with `preparedStatements: false` (a pooler that cannot track them).
+ */
+export function query<R extends pg.QueryResultRow>(on: pg.Pool | pg.PoolClient, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+  if (!(on instanceof pg.Pool ? prepared.get(on) : prepared.get(poolOfClient.get(on)!))) return on.query<R>(text, values);
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `s_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+    // The texts are code's (a handful of shapes per statement), so the map stays small.
+    statementNames.set(text, name);
+  }
+  return on.query<R>({ name, text, values });
 }
 
 /** Calls `listener` with every statement sent on the client's pool until the returned function is called. */

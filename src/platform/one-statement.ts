@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { query } from './db.js';
 
 /**
  * Issue 12: a unit of writes sent to Postgres as ONE statement — a chain of data-modifying CTEs —
@@ -56,10 +57,13 @@ export class OneStatement {
     return `WITH ${this.ctes.join(',\n')}\nSELECT ${select}${guard}`;
   }
 
-  /** Runs it on `pool` (autocommit: the statement is its own transaction). */
-  async run<R extends Record<string, unknown>>(pool: pg.Pool, select = '1 AS ok'): Promise<R[]> {
+  /**
+   * Runs it on `pool` (autocommit: the statement is its own transaction), or on a client inside a
+   * transaction of the caller's (several statements committed together: batches).
+   */
+  async run<R extends Record<string, unknown>>(on: pg.Pool | pg.PoolClient, select = '1 AS ok'): Promise<R[]> {
     try {
-      return (await pool.query<R>(this.sql(select), this.values)).rows;
+      return (await query<R>(on, this.sql(select), this.values)).rows;
     } catch (err) {
       const e = err as { code?: string; message?: string };
       if (e.code === ASSERT_SQLSTATE && e.message) throw new OneStatementRefused(e.message);

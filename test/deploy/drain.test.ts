@@ -27,6 +27,7 @@ function processEnv(extra: Record<string, string> = {}): Record<string, string> 
   return {
     ...overrides,
     DATABASE_URL: env.config.DATABASE_URL,
+    DATABASE_PREPARED_STATEMENTS: String(env.config.DATABASE_PREPARED_STATEMENTS),
     REDIS_URL: env.config.REDIS_URL,
     REDIS_PREFIX: env.config.REDIS_PREFIX,
     LOG_LEVEL: 'info',

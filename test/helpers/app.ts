@@ -76,14 +76,14 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
     WEBHOOK_RETRY_MAX_MS: '400',
     WEBHOOK_TIMEOUT_MS: '2000',
     OUTBOX_RELAY_INTERVAL_MS: '50',
-    // .ci/pgbouncer-tests turns named prepared statements off (PgBouncer in transaction mode).
+    // Through PgBouncer < 1.21 (.ci/pgbouncer-tests): no named prepared statements.
     ...(process.env.DATABASE_PREPARED_STATEMENTS ? { DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS } : {}),
     // Production refuses to start without a sealing key (issue 14); tests that run production get a fixed one.
     ...(env.SVC_ENV === 'production' ? { EXTERNAL_ACCOUNT_ENCRYPTION_KEY: TEST_SEALING_KEY } : {}),
     ...env,
   });
   const clock = new TestClock();
-  const prisma = createPrisma(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, txMaxWaitMs: config.DATABASE_TX_MAX_WAIT_MS, txTimeoutMs: config.DATABASE_TX_TIMEOUT_MS });
+  const prisma = createPrisma(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, txMaxWaitMs: config.DATABASE_TX_MAX_WAIT_MS, txTimeoutMs: config.DATABASE_TX_TIMEOUT_MS, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   const redis = createRedis(config.REDIS_URL);
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   const signer = await loadSigner(prisma, config.WEBHOOK_SIGNING_KEY, config.STANDARD_WEBHOOKS_SECRET);

@@ -14,7 +14,7 @@ const BUDGET = {
   quoteImmediateExecute: 4,
   quoteImmediateExecuteIdempotent: 6,
   execute: 4,
-  settle: 6,
+  settle: 5,
 };
 
 let env: TestEnv;

@@ -98,6 +98,14 @@ export interface RailAdapter extends AdapterLifecycle {
   /** How long a payout normally takes, per rail or for all: reconciliation asks after that. */
   expectedSettlementMs?: number | Readonly<Record<string, number>>;
   submitPayout(req: PayoutRequest, opts?: CallOptions): Promise<PayoutResult>;
+  /**
+   * Optional: several payouts in one call (the payments worker's batches, when the provider takes
+   * them). One answer per request, in the same order, each exactly what submitPayout would have
+   * answered for it — the same idempotency rules per request. A thrown error leaves every request of
+   * the call unanswered: each is then submitted on its own with submitPayout. Absent: submitPayout
+   * per payout.
+   */
+  submitPayouts?(reqs: readonly PayoutRequest[], opts?: CallOptions): Promise<PayoutResult[]>;
   /** A reference the provider does not know reads as PENDING (with notFound: true), never FAILED. */
   getPayoutStatus(reference: string, opts?: StatusOptions): Promise<PayoutResult>;
   /** Returns a failed or returned payout's funds; idempotent per idempotencyKey. */

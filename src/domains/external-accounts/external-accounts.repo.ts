@@ -1,5 +1,6 @@
 import type { Ctx } from '../../deps.js';
-import type { TenantDb, TenantTx } from '../../platform/db.js';
+import { poolOf, type TenantDb, type TenantTx } from '../../platform/db.js';
+import { rowById } from '../../platform/raw-rows.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { statusColumn, transition, transitionWhere, tryTransition } from '../../platform/state-machine.js';
 import { toJson } from '../../platform/outbox.js';
@@ -47,10 +48,22 @@ export async function findLiveAccount(ctx: Ctx, db: Db, id: string): Promise<Ext
   return row && !row.isDeleted ? toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) : undefined;
 }
 
+/** findLiveAccount outside a transaction, as a prepared raw read (issue 12: the money path's destination). */
+export async function readLiveAccount(ctx: Ctx, id: string): Promise<ExternalAccountRecord | undefined> {
+  const row = await rowById<Row>(poolOf(ctx.prisma), 'external_accounts', ctx.platformId, id);
+  return row && !row.isDeleted ? toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) : undefined;
+}
+
 /** Any account of the calling platform, deleted ones included (money already sent to it must stay traceable). */
 export async function findAnyAccount(ctx: Ctx, id: string): Promise<ExternalAccountRecord | undefined> {
   const row = await ctx.db.externalAccount.findUnique({ where: { id } });
   return row ? toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) : undefined;
+}
+
+/** findAnyAccount for many ids at once (one read): the batched payout submission's destinations. */
+export async function findAnyAccounts(ctx: Ctx, ids: string[]): Promise<ExternalAccountRecord[]> {
+  const rows = await ctx.db.externalAccount.findMany({ where: { id: { in: ids } } });
+  return rows.map((row) => toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY));
 }
 
 export interface NewAccount {

@@ -17,7 +17,7 @@ import { beneficiaryCheckJobId, enqueueBeneficiaryCheck, EXTERNAL_ACCOUNTS_QUEUE
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
 import {
-  abandonChallenges, accountNotFound, ANY_CUSTOMER, clearDefaultUmaDeposit, findAnyAccount, findLiveAccount, insertAccount, listAccounts, markDeleted,
+  abandonChallenges, accountNotFound, ANY_CUSTOMER, clearDefaultUmaDeposit, findAnyAccount, findAnyAccounts, findLiveAccount, readLiveAccount, insertAccount, listAccounts, markDeleted,
   recordBeneficiaryResult, transitionAccount,
 } from './external-accounts.repo.js';
 import { createExternalAccountBody, type ExternalAccountRecord } from './external-accounts.schemas.js';
@@ -215,7 +215,7 @@ export interface PayableExternalAccount {
  * the account is not ACTIVE (`details.status` says where it stands).
  */
 export async function getPayableExternalAccount(ctx: Ctx, id: string, opts: { allowPendingOwnership?: boolean } = {}): Promise<PayableExternalAccount> {
-  const a = await findLiveAccount(ctx, ctx.db, id);
+  const a = await readLiveAccount(ctx, id);
   if (!a) throw accountNotFound();
   const allowed = a.status === 'ACTIVE' || (opts.allowPendingOwnership === true && a.status === 'PENDING_OWNERSHIP_VERIFICATION');
   if (!allowed) {
@@ -247,6 +247,12 @@ export async function getPayoutDestination(ctx: Ctx, id: string): Promise<Omit<P
   const a = await findAnyAccount(ctx, id);
   if (!a) return undefined;
   return { ...payableView(a), status: a.status, isDeleted: a.isDeleted };
+}
+
+/** getPayoutDestination for many ids at once, by id (missing ids are absent). */
+export async function getPayoutDestinations(ctx: Ctx, ids: string[]): Promise<Map<string, NonNullable<Awaited<ReturnType<typeof getPayoutDestination>>>>> {
+  const found = ids.length ? await findAnyAccounts(ctx, [...new Set(ids)]) : [];
+  return new Map(found.map((a) => [a.id, { ...payableView(a), status: a.status, isDeleted: a.isDeleted }]));
 }
 
 // ------------------------------------------------------------------------------------------ worker side

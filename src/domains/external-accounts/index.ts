@@ -28,7 +28,7 @@ export const externalAccountsModule: DomainModule = {
 
 /** What other domains call: payable accounts (payments, uma), accounts made for a quote or a bank link, liveness sessions. */
 export {
-  createExternalAccount, deleteExternalAccount, getDefaultUmaDepositAccount, getExternalAccount, getPayableExternalAccount, getPayoutDestination, runBeneficiaryCheck,
+  createExternalAccount, deleteExternalAccount, getDefaultUmaDepositAccount, getExternalAccount, getPayableExternalAccount, getPayoutDestination, getPayoutDestinations, runBeneficiaryCheck,
   type PayableExternalAccount,
 } from './external-accounts.service.js';
 export { externalAccountResource, livenessOutcomeBody, livenessParams, type ExternalAccountRecord } from './external-accounts.schemas.js';

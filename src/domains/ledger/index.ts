@@ -11,4 +11,4 @@ export { InsufficientFundsError, postJournal } from './ledger.service.js';
 export { systemAccount, type Posting } from './ledger.model.js';
 export { getInternalAccount, openInternalAccounts } from './internal-accounts.service.js';
 export { internalAccountResource } from './internal-accounts.resource.js';
-export { journalCtes } from './ledger.sql.js';
+export { journalCtes, journalsCtes } from './ledger.sql.js';

@@ -13,10 +13,10 @@ import { postJournal } from './ledger.service.js';
  * (customerId null), skipping currencies it already has. Call inside the transaction that
  * creates or updates the owner.
  */
-export async function openInternalAccounts(tx: TenantTx | Prisma.TransactionClient, platformId: string, customerId: string | null, currencies: string[]): Promise<void> {
+export async function openInternalAccounts(tx: Pick<TenantTx, 'internalAccount'> | Pick<Prisma.TransactionClient, 'internalAccount'>, platformId: string, customerId: string | null, currencies: string[]): Promise<void> {
   const unique = [...new Set(currencies)];
   if (unique.length === 0) return;
-  await (tx as Prisma.TransactionClient).internalAccount.createMany({
+  await (tx as Pick<Prisma.TransactionClient, 'internalAccount'>).internalAccount.createMany({
     data: unique.map((currency) => ({
       id: newId('InternalAccount'),
       platformId,

@@ -19,25 +19,49 @@ export function journalCtes(
   s: OneStatement,
   j: { platformId: string; key: string; kind: string; referenceId: string; postings: Posting[]; at: Date; prefix: string; after?: string },
 ): void {
-  const postings = j.postings.filter((p) => p.amount !== 0n);
-  invariant(unbalancedCurrencies(postings).length === 0, `journal ${j.key} does not balance`);
-  const journalId = newId('Journal');
-  s.insert(`${j.prefix}_j`, 'ledger_journals', [{ id: journalId, platformId: j.platformId, idempotencyKey: j.key, kind: j.kind, referenceId: j.referenceId, createdAt: j.at }]);
-  s.insert(`${j.prefix}_e`, 'ledger_entries', postings.map((p) => ({ id: newId('LedgerEntry'), platformId: j.platformId, journalId, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount, createdAt: j.at })));
-  const deltas = internalDeltas(postings);
+  journalsCtes(s, { platformId: j.platformId, at: j.at, prefix: j.prefix, after: j.after ? [j.after] : [], journals: [j] });
+}
+
+/**
+ * journalCtes for several journals of one platform written by one statement (the payments worker's
+ * batched settlements, issue 12): one insert of the journals, one of their entries, and ONE balance
+ * update per account with the journals' deltas summed — a shared account (a platform's hot balance)
+ * is locked and moved once for the lot — with one INTERNAL_ACCOUNT.BALANCE_UPDATED per account, from
+ * the balance after all of them. With `after`, the balances move only once each of those CTEs
+ * returned a row.
+ */
+export function journalsCtes(
+  s: OneStatement,
+  j: { platformId: string; at: Date; prefix: string; after: string[]; journals: ReadonlyArray<{ key: string; kind: string; referenceId: string; postings: Posting[] }> },
+): void {
+  const journals = j.journals.map((x) => {
+    const postings = x.postings.filter((p) => p.amount !== 0n);
+    invariant(unbalancedCurrencies(postings).length === 0, `journal ${x.key} does not balance`);
+    return { ...x, id: newId('Journal'), postings };
+  });
+  s.insert(`${j.prefix}_j`, 'ledger_journals', journals.map((x) => ({ id: x.id, platformId: j.platformId, idempotencyKey: x.key, kind: x.kind, referenceId: x.referenceId, createdAt: j.at })));
+  s.insert(
+    `${j.prefix}_e`,
+    'ledger_entries',
+    journals.flatMap((x) => x.postings.map((p) => ({ id: newId('LedgerEntry'), platformId: j.platformId, journalId: x.id, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount, createdAt: j.at }))),
+  );
+  const deltas = internalDeltas(journals.flatMap((x) => x.postings));
   if (deltas.length === 0) return;
   const pid = s.param(j.platformId);
   const at = s.param(j.at);
-  // Sorted by account id: concurrent journals lock shared accounts in one order.
-  const rows = deltas.map((d) => ({ ...d, event_id: newId('Webhook'), currency_json: currencyOf(d.currency) }));
+  // A VALUES list (not a JSON recordset): the planner knows its few rows and takes each account by
+  // its key, in this order, instead of scanning the platform's accounts.
+  const values = deltas
+    .map((d) => `(${s.param(d.id)}::text, ${s.param(d.currency)}::text, ${s.param(d.available)}::bigint, ${s.param(d.held)}::bigint, ${s.param(newId('Webhook'))}::text, ${s.param(JSON.stringify(currencyOf(d.currency)))}::jsonb)`)
+    .join(', ');
+  const after = j.after.map((cte) => ` AND EXISTS (SELECT 1 FROM ${cte})`).join('');
   s.with(
     `${j.prefix}_bal`,
     `UPDATE internal_accounts a
         SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${at}::timestamptz
-       FROM json_to_recordset(${s.param(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))}::json)
-            AS d(id text, currency text, available bigint, held bigint, event_id text, currency_json jsonb)
+       FROM (VALUES ${values}) AS d(id, currency, available, held, event_id, currency_json)
       WHERE a.id = d.id AND a.platform_id = ${pid} AND a.currency = d.currency
-        AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0${j.after ? ` AND EXISTS (SELECT 1 FROM ${j.after})` : ''}
+        AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0${after}
       RETURNING a.*, d.event_id, d.currency_json`,
   ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS');
   s.with(

@@ -1,6 +1,8 @@
 import { ConflictError } from '../../platform/errors.js';
 import type { Ctx } from '../../deps.js';
-import { poolOf } from '../../platform/db.js';
+import type pg from 'pg';
+import { poolOf, query } from '../../platform/db.js';
+import { modelRows } from '../../platform/raw-rows.js';
 import { newId } from '../../platform/ids.js';
 import { toJson } from '../../platform/outbox.js';
 import { OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
@@ -8,7 +10,7 @@ import { transitionCtes, type SetColumns } from '../../platform/state-machine.js
 import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimInsertSql, claimTaken } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
-import { InsufficientFundsError, journalCtes, type Posting } from '../ledger/index.js';
+import { InsufficientFundsError, journalCtes, journalsCtes, type Posting } from '../ledger/index.js';
 import { holdPostings } from './payment-postings.js';
 import { transactionResource } from './transactions.resource.js';
 import { eventPrefix, quoteStatus, transactionStatus } from './transactions.repo.js';
@@ -125,32 +127,90 @@ export interface RailSubmission {
  * row and OUTGOING_PAYMENT.COMPLETED. A payment no longer PROCESSING is left alone (false).
  */
 export async function settlePayment(ctx: Ctx, t: Transaction, postings: Posting[], submission?: RailSubmission): Promise<boolean> {
-  const now = ctx.clock.now();
-  const settled: Transaction = { ...t, status: 'COMPLETED', settledAt: now, updatedAt: now, pendingReason: null, ...(submission && !t.railReference ? { railReference: submission.reference, submittedAt: submission.submittedAt, reconcileAfter: submission.reconcileAfter } : {}) };
-  const s = new OneStatement();
-  const sub: SetColumns<Transaction> = submission
-    ? {
-        railReference: Prisma.sql`COALESCE("rail_reference", ${submission.reference})`,
-        submittedAt: Prisma.sql`CASE WHEN "rail_reference" IS NULL THEN ${submission.submittedAt}::timestamptz ELSE "submitted_at" END`,
-        reconcileAfter: submission.reconcileAfter === null ? null : Prisma.sql`CASE WHEN "rail_reference" IS NULL THEN ${submission.reconcileAfter}::timestamptz ELSE "reconcile_after" END`,
-      }
-    : {};
-  // The moves of transition() (transactions.repo.ts), as CTEs: compare-and-set and history rows.
-  transitionCtes(s, ctx, transactionStatus, 'complete', t.id, { name: 'cas', set: { settledAt: now, updatedAt: now, pendingReason: null, ...sub } });
-  s.require('cas', 1, 'NOT_PROCESSING');
-  if (t.quoteId) {
-    transitionCtes(s, ctx, quoteStatus, 'complete', t.quoteId, { name: 'qu', set: { updatedAt: now }, where: Prisma.sql`EXISTS (SELECT 1 FROM "cas")` });
-    // The quote makes its transaction's moves; one that cannot is a broken invariant, not a lost race.
-    s.require('qu', 1, 'QUOTE_OUT_OF_STEP');
-  }
-  // Events in the general path's order: the balances moved, then the payment COMPLETED.
-  journalCtes(s, { platformId: ctx.platformId, key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings, at: now, prefix: 'settle', after: 'cas' });
-  transactionEventsCte(ctx, s, [settled]);
+  return settlePayments(ctx, [{ t, postings, submission }]);
+}
+
+/** A payment settlePayments settles. */
+export interface Settlement {
+  t: Transaction;
+  postings: Posting[];
+  submission?: RailSubmission;
+}
+
+/**
+ * Settles several PROCESSING payments of the calling platform in ONE statement (the payments worker's
+ * batches, issue 12): each payment's compare-and-set, quote move, history rows, settle journal and
+ * COMPLETED event as settlePayment writes them, and the balances moved once per account for the lot
+ * (journalsCtes): a shared balance — a platform's hot account — is locked and updated once, with one
+ * BALANCE_UPDATED from its balance after all of them. All or nothing: a payment no longer PROCESSING
+ * (a cancel that won the race) refuses the whole statement (false) and nothing is written; the
+ * caller then settles them one by one, where each refusal is handled on its own.
+ */
+export async function settlePayments(ctx: Ctx, list: Settlement[]): Promise<boolean> {
   try {
-    await s.run(poolOf(ctx.prisma));
+    await settleStatement(ctx, list).run(poolOf(ctx.prisma));
     return true;
   } catch (err) {
     if (err instanceof OneStatementRefused && err.code === 'NOT_PROCESSING') return false;
     throw err;
   }
+}
+
+/** settlePayment's (and settlePayments') statement. */
+function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
+  const now = ctx.clock.now();
+  const s = new OneStatement();
+  const settled: Transaction[] = [];
+  const cases: string[] = [];
+  list.forEach(({ t, submission }, i) => {
+    // One payment: the CTE names settlePayment always had; a batch: numbered.
+    const n = list.length === 1 ? '' : `_${i}`;
+    settled.push({ ...t, status: 'COMPLETED', settledAt: now, updatedAt: now, pendingReason: null, ...(submission && !t.railReference ? { railReference: submission.reference, submittedAt: submission.submittedAt, reconcileAfter: submission.reconcileAfter } : {}) });
+    const sub: SetColumns<Transaction> = submission
+      ? {
+          railReference: Prisma.sql`COALESCE("rail_reference", ${submission.reference})`,
+          submittedAt: Prisma.sql`CASE WHEN "rail_reference" IS NULL THEN ${submission.submittedAt}::timestamptz ELSE "submitted_at" END`,
+          reconcileAfter: submission.reconcileAfter === null ? null : Prisma.sql`CASE WHEN "rail_reference" IS NULL THEN ${submission.reconcileAfter}::timestamptz ELSE "reconcile_after" END`,
+        }
+      : {};
+    // The moves of transition() (transactions.repo.ts), as CTEs: compare-and-set and history rows.
+    const cas = `cas${n}`;
+    transitionCtes(s, ctx, transactionStatus, 'complete', t.id, { name: cas, set: { settledAt: now, updatedAt: now, pendingReason: null, ...sub } });
+    s.require(cas, 1, 'NOT_PROCESSING');
+    cases.push(cas);
+    if (t.quoteId) {
+      transitionCtes(s, ctx, quoteStatus, 'complete', t.quoteId, { name: `qu${n}`, set: { updatedAt: now }, where: Prisma.sql`EXISTS (SELECT 1 FROM ${Prisma.raw(`"${cas}"`)})` });
+      // The quote makes its transaction's moves; one that cannot is a broken invariant, not a lost race.
+      s.require(`qu${n}`, 1, 'QUOTE_OUT_OF_STEP');
+    }
+  });
+  // Events in the general path's order: the balances moved, then the payments COMPLETED.
+  journalsCtes(s, {
+    platformId: ctx.platformId,
+    at: now,
+    prefix: 'settle',
+    after: cases,
+    journals: list.map(({ t, postings }) => ({ key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings })),
+  });
+  transactionEventsCte(ctx, s, settled);
+  return s;
+}
+
+/**
+ * The batched submission's claim (issue 12): marks `submitted_at` on each listed payment still
+ * PROCESSING, paid out to an external account, not yet submitted (no rail reference) and not claimed
+ * before, and returns those rows — the claim submitPayment takes one payment at a time, for many
+ * in one statement. A payment not returned is left to submitPayment's own path.
+ */
+export async function claimSubmissions(pool: pg.Pool, items: ReadonlyArray<{ platformId: string; transactionId: string }>, now: Date): Promise<Transaction[]> {
+  const r = await query(
+    pool,
+    `UPDATE transactions t SET submitted_at = $1
+       FROM unnest($2::text[], $3::text[]) AS k(platform_id, id)
+      WHERE t.platform_id = k.platform_id AND t.id = k.id AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL'
+        AND t.rail_reference IS NULL AND t.submitted_at IS NULL
+      RETURNING t.*`,
+    [now, items.map((i) => i.platformId), items.map((i) => i.transactionId)],
+  );
+  return modelRows<Transaction>(r);
 }

@@ -4,13 +4,14 @@ import type { TenantTx } from '../../platform/db.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import { postJournal, systemAccount, type Posting } from '../ledger/index.js';
 import { railFor } from '../../adapters/rails/registry.js';
-import { getPayoutDestination } from '../external-accounts/index.js';
-import { RailError, type PayoutResult, type RailAdapter } from '../../adapters/rails/port.js';
+import { getPayoutDestination, getPayoutDestinations } from '../external-accounts/index.js';
+import { RailError, type PayoutRequest, type PayoutResult, type RailAdapter } from '../../adapters/rails/port.js';
 import { startRefund, transitionRefund, transitionTransaction } from './transactions.repo.js';
 import { refundReasonFor } from './transactions.model.js';
 import { umaPayoutDestination } from './settlement.uma.js';
 import { holdPostings } from './payment-postings.js';
-import { settlePayment, type RailSubmission } from './money-path.repo.js';
+import { claimSubmissions, settlePayment, settlePayments, type RailSubmission } from './money-path.repo.js';
+import { poolOf } from '../../platform/db.js';
 
 export { holdPostings };
 
@@ -95,6 +96,19 @@ async function payoutDestination(ctx: Ctx, t: Transaction): Promise<{ accountTyp
   if (!t.destinationAccountId) return { accountType: 'UNKNOWN', accountInfo: {} };
   const d = await getPayoutDestination(ctx, t.destinationAccountId);
   return d ? { accountType: d.accountType, accountInfo: d.accountInfo } : { accountType: 'UNKNOWN', accountInfo: {} };
+}
+
+/** What the rail is asked to pay out; the transaction id is the idempotency key. */
+function payoutRequest(t: Transaction, destination: { accountType: string; accountInfo: Record<string, unknown> }): PayoutRequest {
+  return {
+    idempotencyKey: t.id,
+    rail: t.paymentRail ?? 'NONE',
+    amount: t.receivedAmount,
+    currency: t.receivingCurrency,
+    destination: { ...destination, identifierLast3: t.identifierLast3 ?? '' },
+    remittanceInformation: t.remittanceInformation,
+    purposeOfPayment: t.purposeOfPayment,
+  };
 }
 
 async function load(ctx: Ctx, id: string): Promise<Transaction | null> {
@@ -184,19 +198,10 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
     if (fresh.railReference) return { next: 'SKIP' };
     // Claimed by an attempt that died mid-call: resubmitting with the same idempotency key is safe.
   }
-  const destination = await payoutDestination(ctx, t);
   const rail = railFor(deps, t.paymentRail ?? 'NONE');
   let result: PayoutResult;
   try {
-    result = await rail.submitPayout({
-      idempotencyKey: t.id,
-      rail: t.paymentRail ?? 'NONE',
-      amount: t.receivedAmount,
-      currency: t.receivingCurrency,
-      destination: { ...destination, identifierLast3: t.identifierLast3 ?? '' },
-      remittanceInformation: t.remittanceInformation,
-      purposeOfPayment: t.purposeOfPayment,
-    });
+    result = await rail.submitPayout(payoutRequest(t, await payoutDestination(ctx, t)));
   } catch (err) {
     // Refused for good and nothing sent (RailError retryable: false): fail and refund, no rail reference.
     if (err instanceof RailError && !err.retryable) {
@@ -216,6 +221,92 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
   await recordSubmission(deps, ctx, t, result.reference);
   return applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS);
 }
+
+/**
+ * submitPayment for many payments at once (issue 12: the payments worker's batches when its queue has a
+ * backlog), with the same outcome per payment and a handful of statements for the whole batch instead
+ * of half a dozen per payment: one claim of them all (claimSubmissions), one read of their
+ * destinations per platform, the rail's answers (one call for the lot when the adapter takes batches:
+ * submitPayouts), and the payouts the rail completed at once settled together, one statement per
+ * platform (settlePayments). Anything off the common path — a payment the claim did not return
+ * (internal or UMA destination, already claimed or submitted, no longer PROCESSING), a rail that did
+ * not complete at once or threw — goes through submitPayment (or, once submitted, applyPayoutResult)
+ * on its own, where each case is handled as it always was. Outcomes (or the error of a payment's own
+ * path) are in the order of `items`.
+ */
+export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platformId: string; transactionId: string }>): Promise<Array<StepOutcome | Error>> {
+  if (items.length === 1) return [await submitPayment(deps, items[0]!.platformId, items[0]!.transactionId).catch(asError)];
+  const outcomes = new Map<string, Promise<StepOutcome>>();
+  const claimed = await claimSubmissions(poolOf(deps.prisma), items, deps.clock.now()).catch((err: unknown) => {
+    // A deadlock with another batch over a duplicate job, a lost connection: one by one instead.
+    deps.logger.warn({ err, count: items.length }, 'batched claim failed; submitting one by one');
+    return [] as Transaction[];
+  });
+  const byPlatform = new Map<string, Transaction[]>();
+  for (const t of claimed) byPlatform.set(t.platformId, [...(byPlatform.get(t.platformId) ?? []), t]);
+  const completed: Array<{ ctx: Ctx; t: Transaction; postings: Posting[]; submission: RailSubmission; watch?: StepOutcome }> = [];
+  await Promise.all(
+    [...byPlatform].map(async ([platformId, ts]) => {
+      const ctx = ctxFor(deps, platformId);
+      const destinations = await getPayoutDestinations(ctx, ts.map((t) => t.destinationAccountId).filter((id): id is string => id !== null));
+      const requests = ts.map((t) => {
+        const d = t.destinationAccountId ? destinations.get(t.destinationAccountId) : undefined;
+        return payoutRequest(t, d ? { accountType: d.accountType, accountInfo: d.accountInfo } : { accountType: 'UNKNOWN', accountInfo: {} });
+      });
+      // The rail's answers: in one call per adapter that takes batches (submitPayouts), else one call each.
+      const byRail = new Map<RailAdapter, number[]>();
+      ts.forEach((t, i) => {
+        const rail = railFor(deps, t.paymentRail ?? 'NONE');
+        byRail.set(rail, [...(byRail.get(rail) ?? []), i]);
+      });
+      const answers: Array<Promise<PayoutResult>> = new Array(ts.length);
+      for (const [rail, idx] of byRail) {
+        if (rail.submitPayouts && idx.length > 1) {
+          const all = rail.submitPayouts(idx.map((i) => requests[i]!));
+          idx.forEach((i, k) => (answers[i] = all.then((r) => r[k]!)));
+        } else for (const i of idx) answers[i] = rail.submitPayout(requests[i]!);
+      }
+      await Promise.all(
+        ts.map(async (t, i) => {
+          let result: PayoutResult;
+          try {
+            result = await answers[i]!;
+          } catch {
+            // The claim stands (a claimed payment is resubmitted with the same key): the single path
+            // repeats the call and handles a refusal or an error as it always does.
+            outcomes.set(t.id, submitPayment(deps, platformId, t.id));
+            return;
+          }
+          if (result.status !== 'COMPLETED') {
+            outcomes.set(t.id, recordSubmission(deps, ctx, t, result.reference).then(async () => applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS)));
+            return;
+          }
+          const watch = result.pollAfterMs ? { next: 'POLL' as const, afterMs: Math.max(result.pollAfterMs, deps.config.PAYMENT_POLL_MIN_MS) } : undefined;
+          const sub = submission(deps, ctx, t, result.reference);
+          completed.push({ ctx, t, postings: await settlePostings(ctx.db, t), submission: watch ? sub : { ...sub, reconcileAfter: null }, watch });
+        }),
+      );
+    }),
+  );
+  // The payouts the rail completed at once: settled per platform in one statement (settlePayments:
+  // one commit, a shared balance moved once). Refused as a whole (a payment cancelled meanwhile) or
+  // failed: one by one, where each payment's own case is handled.
+  const byCtx = new Map<Ctx, typeof completed>();
+  for (const c of completed) byCtx.set(c.ctx, [...(byCtx.get(c.ctx) ?? []), c]);
+  await Promise.all(
+    [...byCtx].map(async ([ctx, list]) => {
+      const together = await settlePayments(ctx, list).catch((err: unknown) => {
+        deps.logger.warn({ err, count: list.length }, 'batched settlement failed; settling one by one');
+        return false;
+      });
+      for (const c of list) outcomes.set(c.t.id, (together ? Promise.resolve() : settlePayment(ctx, c.t, c.postings, c.submission)).then(() => c.watch ?? { next: 'SKIP' }));
+    }),
+  );
+  // One payment's failure is its job's alone (retried by the queue), not the batch's.
+  return Promise.all(items.map((i) => (outcomes.get(i.transactionId) ?? submitPayment(deps, i.platformId, i.transactionId)).catch(asError)));
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 /**
  * Stores the rail's reference once (a report pushed before the submit's answer may have stored it)

@@ -3,7 +3,8 @@ import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
-import { applyPayoutReport, pollPayment, refundPayment, submitPayment, type StepOutcome } from './settlement.service.js';
+import DataLoader from 'dataloader';
+import { applyPayoutReport, pollPayment, refundPayment, submitPayment, submitPayments, type StepOutcome } from './settlement.service.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
 import { railFor } from '../../adapters/rails/registry.js';
 import { expireQuote } from './transactions.service.js';
@@ -112,13 +113,28 @@ async function runStep(deps: AppDeps, name: string, data: PaymentJob): Promise<S
   return pollPayment(deps, data.platformId, data.transactionId);
 }
 
+/**
+ * Submissions in batches (issue 12): the `submit` jobs this worker holds at once (up to
+ * PAYMENT_CONCURRENCY, gathered for PAYMENT_BATCH_LINGER_MS) are submitted together by submitPayments
+ * — one claim, one destination read, one settlement commit for the lot. Each job still stands for its
+ * payment alone: its own outcome, its own retries. With no backlog a batch is one job.
+ */
+function submitBatches(deps: AppDeps): DataLoader<PaymentJob, StepOutcome> {
+  return new DataLoader<PaymentJob, StepOutcome>((jobs) => submitPayments(deps, jobs), {
+    cache: false,
+    maxBatchSize: deps.config.PAYMENT_CONCURRENCY,
+    batchScheduleFn: (run) => setTimeout(run, deps.config.PAYMENT_BATCH_LINGER_MS),
+  });
+}
+
 export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions): Worker {
+  const submits = submitBatches(deps);
   return new Worker<PaymentJob>(
     PAYMENTS_QUEUE,
     async (job: Job<PaymentJob>) => {
       const data = job.data;
       if (job.name === 'refund') return refundPayment(deps, data.platformId, data.transactionId);
-      const outcome = await runStep(deps, job.name, data);
+      const outcome = job.name === 'submit' ? await submits.load({ platformId: data.platformId, transactionId: data.transactionId }) : await runStep(deps, job.name, data);
       await scheduleNext(deps, { platformId: data.platformId, transactionId: data.transactionId }, outcome, job.name === 'poll' || job.name === 'reconcile' ? data.token : undefined);
       return outcome.next;
     },

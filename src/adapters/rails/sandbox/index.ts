@@ -1,5 +1,5 @@
 import type { CallOptions } from '../../common.js';
-import type { PrismaClient } from '../../../platform/db.js';
+import { poolOf, query, type PrismaClient } from '../../../platform/db.js';
 import type { PayoutRequest, PayoutResult, RailAdapter, RefundResult } from '../port.js';
 
 /**
@@ -113,12 +113,56 @@ export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
       // An aborted call sends nothing: the service repeats it with the same key.
       callOpts?.signal?.throwIfAborted();
       const ref = `sbx_${req.idempotencyKey.replace(/^Transaction:/, '')}`;
-      await opts.db.sandboxBankPayout.createMany({
-        data: [{ reference: ref, idempotencyKey: req.idempotencyKey, rail: req.rail, amount: req.amount, currency: req.currency, scenario: scenarioFor(req.destination.identifierLast3, req.amount), submittedAt: new Date(opts.now()) }],
-        skipDuplicates: true,
-      });
-      const stored = await opts.db.sandboxBankPayout.findUniqueOrThrow({ where: { reference: ref } });
+      // One statement (issue 12: the bank's side of every payment): the payout as first recorded.
+      const r = await query<{ reference: string; scenario: string; submitted_at: Date; rail: string; completed_at: Date | null }>(
+        poolOf(opts.db),
+        `WITH ins AS (
+           INSERT INTO sandbox_bank_payouts (reference, idempotency_key, rail, amount, currency, scenario, submitted_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING
+           RETURNING reference, scenario, submitted_at, rail, completed_at)
+         SELECT * FROM ins
+         UNION ALL SELECT reference, scenario, submitted_at, rail, completed_at FROM sandbox_bank_payouts WHERE reference = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
+        [ref, req.idempotencyKey, req.rail, req.amount.toString(), req.currency, scenarioFor(req.destination.identifierLast3, req.amount), new Date(opts.now())],
+      );
+      const row = r.rows[0];
+      // Inserted meanwhile by a concurrent call (committed after this statement's snapshot): read it.
+      const stored = row
+        ? { reference: row.reference, scenario: row.scenario, submittedAt: row.submitted_at, rail: row.rail, completedAt: row.completed_at }
+        : await opts.db.sandboxBankPayout.findUniqueOrThrow({ where: { reference: ref } });
       return answer(toStored(stored));
+    },
+    async submitPayouts(reqs: readonly PayoutRequest[], callOpts?: CallOptions) {
+      callOpts?.signal?.throwIfAborted();
+      // One statement for the lot (issue 12): each payout as first recorded, as submitPayout records it.
+      const refs = reqs.map((req) => `sbx_${req.idempotencyKey.replace(/^Transaction:/, '')}`);
+      const r = await query<{ reference: string; scenario: string; submitted_at: Date; rail: string; completed_at: Date | null }>(
+        poolOf(opts.db),
+        `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS v(reference, idempotency_key, rail, amount, currency, scenario)),
+              ins AS (
+                INSERT INTO sandbox_bank_payouts (reference, idempotency_key, rail, amount, currency, scenario, submitted_at)
+                SELECT reference, idempotency_key, rail, amount, currency, scenario, $7 FROM v ORDER BY reference ON CONFLICT DO NOTHING
+                RETURNING reference, scenario, submitted_at, rail, completed_at)
+         SELECT * FROM ins
+         UNION ALL SELECT p.reference, p.scenario, p.submitted_at, p.rail, p.completed_at FROM sandbox_bank_payouts p JOIN v USING (reference)
+          WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.reference = p.reference)`,
+        [
+          refs,
+          reqs.map((req) => req.idempotencyKey),
+          reqs.map((req) => req.rail),
+          reqs.map((req) => req.amount.toString()),
+          reqs.map((req) => req.currency),
+          reqs.map((req) => scenarioFor(req.destination.identifierLast3, req.amount)),
+          new Date(opts.now()),
+        ],
+      );
+      const byRef = new Map(r.rows.map((row) => [row.reference, { reference: row.reference, scenario: row.scenario, submittedAt: row.submitted_at, rail: row.rail, completedAt: row.completed_at }]));
+      return Promise.all(
+        refs.map(async (ref) => {
+          // Inserted meanwhile by a concurrent call (committed after this statement's snapshot): read it.
+          const stored = byRef.get(ref) ?? (await opts.db.sandboxBankPayout.findUniqueOrThrow({ where: { reference: ref } }));
+          return answer(toStored(stored));
+        }),
+      );
     },
     async getPayoutStatus(reference: string, callOpts?: CallOptions) {
       callOpts?.signal?.throwIfAborted();
