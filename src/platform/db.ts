@@ -73,6 +73,11 @@ export function query<R extends pg.QueryResultRow>(on: pg.Pool | pg.PoolClient, 
   return on.query<R>({ name, text, values });
 }
 
+/** Whether raw statements on `pool` may be named (prepared once per connection): createPrisma's `preparedStatements`. */
+export function preparedStatements(pool: pg.Pool): boolean {
+  return prepared.get(pool) ?? true;
+}
+
 /** Calls `listener` with every statement sent on the client's pool until the returned function is called. */
 export function onStatement(prisma: PrismaClient, listener: StatementListener): () => void {
   const pool = poolOf(prisma);

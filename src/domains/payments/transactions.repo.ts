@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Ctx } from '../../deps.js';
-import { poolOf, type TenantTx } from '../../platform/db.js';
+import { poolOf, preparedStatements, type TenantTx } from '../../platform/db.js';
 import { TickBatch } from '../../platform/tick-batch.js';
 import { invariant } from '../../platform/errors.js';
 import { statusColumn, transition, type MoveOptions } from '../../platform/state-machine.js';
@@ -133,7 +133,7 @@ function batchFor(ctx: Ctx): TickBatch<TransactionKey, Transaction> {
   const pool = poolOf(ctx.prisma);
   let batch = batches.get(pool);
   if (!batch) {
-    const name = ctx.config.DATABASE_PREPARED_STATEMENTS ? { name: 'svc_transactions_by_ids' } : {};
+    const name = preparedStatements(pool) ? { name: 'svc_transactions_by_ids' } : {};
     const loadMany = async (keys: TransactionKey[]) =>
       (await pool.query<unknown[]>({ ...name, text: BY_IDS_SQL, values: [keys.map((k) => k.id), keys.map((k) => k.platformId)], rowMode: 'array', types: PRISMA_TYPES })).rows;
     batch = new TickBatch(loadMany, (k) => `${k.platformId}\n${k.id}`, (row) => `${row[PLATFORM_ID] as string}\n${row[ID] as string}`, toTransaction);
