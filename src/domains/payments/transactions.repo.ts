@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Ctx } from '../../deps.js';
 import { poolOf, preparedStatements, type TenantTx } from '../../platform/db.js';
-import { TickBatch } from '../../platform/tick-batch.js';
+import DataLoader from 'dataloader';
 import { invariant } from '../../platform/errors.js';
 import { statusColumn, transition, type MoveOptions } from '../../platform/state-machine.js';
 import { Prisma, type Transaction } from '../../generated/prisma/client.js';
@@ -127,16 +127,28 @@ function toTransaction(v: any[]): Transaction {
 const probe = toTransaction([...TRANSACTION_FIELDS]) as unknown as Record<string, unknown>;
 invariant(Object.keys(probe).length === TRANSACTION_FIELDS.length && TRANSACTION_FIELDS.every((f) => probe[f] === f), 'toTransaction reads a field from another column');
 
-const batches = new WeakMap<pg.Pool, TickBatch<TransactionKey, Transaction>>();
+const batches = new WeakMap<pg.Pool, DataLoader<TransactionKey, Transaction | null>>();
 
-function batchFor(ctx: Ctx): TickBatch<TransactionKey, Transaction> {
+function batchFor(ctx: Ctx): DataLoader<TransactionKey, Transaction | null> {
   const pool = poolOf(ctx.prisma);
   let batch = batches.get(pool);
   if (!batch) {
     const name = preparedStatements(pool) ? { name: 'svc_transactions_by_ids' } : {};
-    const loadMany = async (keys: TransactionKey[]) =>
-      (await pool.query<unknown[]>({ ...name, text: BY_IDS_SQL, values: [keys.map((k) => k.id), keys.map((k) => k.platformId)], rowMode: 'array', types: PRISMA_TYPES })).rows;
-    batch = new TickBatch(loadMany, (k) => `${k.platformId}\n${k.id}`, (row) => `${row[PLATFORM_ID] as string}\n${row[ID] as string}`, toTransaction);
+    const keyOf = (platformId: string, id: string) => `${platformId}\n${id}`;
+    // The reads asked for in one turn of the event loop, sent at setImmediate as one statement; nothing
+    // is cached across turns (every read is sent after it was asked for), and each caller gets its own
+    // object (toTransaction per key).
+    batch = new DataLoader<TransactionKey, Transaction | null>(
+      async (keys) => {
+        const rows = (await pool.query<unknown[]>({ ...name, text: BY_IDS_SQL, values: [keys.map((k) => k.id), keys.map((k) => k.platformId)], rowMode: 'array', types: PRISMA_TYPES })).rows;
+        const byKey = new Map(rows.map((row) => [keyOf(row[PLATFORM_ID] as string, row[ID] as string), row]));
+        return keys.map((k) => {
+          const row = byKey.get(keyOf(k.platformId, k.id));
+          return row ? toTransaction(row) : null;
+        });
+      },
+      { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
+    );
     batches.set(pool, batch);
   }
   return batch;
@@ -145,11 +157,11 @@ function batchFor(ctx: Ctx): TickBatch<TransactionKey, Transaction> {
 /**
  * A transaction of the caller's platform by id, or null: a primary-key read on the pg pool under Prisma
  * (Prisma's own query path costs several times the read itself on the hot GET /transactions/{id}),
- * sent together with the other reads asked for in the same turn of the event loop (TickBatch: one
+ * sent together with the other reads asked for in the same turn of the event loop (dataloader: one
  * statement for the requests that arrived together, each read sent after it was asked for). Scoped by
  * platform_id here, as raw SQL is not scoped by tenantDb; the row is the Transaction Prisma would
  * return. A named prepared statement unless DATABASE_PREPARED_STATEMENTS is off (a transaction-mode pooler).
  */
 export async function readTransaction(ctx: Ctx, id: string): Promise<Transaction | null> {
-  return (await batchFor(ctx).load({ id, platformId: ctx.platformId })) ?? null;
+  return batchFor(ctx).load({ id, platformId: ctx.platformId });
 }
