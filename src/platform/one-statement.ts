@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { query } from './db.js';
+import { snakeCase } from './column-names.js';
 
 /**
  * Issue 12: a unit of writes sent to Postgres as ONE statement — a chain of data-modifying CTEs —
@@ -40,7 +41,7 @@ export class OneStatement {
   /** Inserts `rows` (camelCase keys of the Prisma model, mapped to snake_case columns) into `table`. */
   insert(name: string, table: string, rows: ReadonlyArray<Record<string, unknown>>, returning = ''): this {
     if (rows.length === 0) return this;
-    const columns = [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => r[k] !== undefined)))].map(column);
+    const columns = [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => r[k] !== undefined)))].map(snakeCase);
     const json = JSON.stringify(rows.map(toColumns), (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
     const list = columns.map(ident).join(', ');
     return this.with(
@@ -82,15 +83,11 @@ export class OneStatementRefused extends Error {
   }
 }
 
-function column(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-}
-
 function toColumns(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(row)) {
     if (v === undefined) continue;
-    out[column(k)] = typeof v === 'bigint' ? v.toString() : v instanceof Date ? v.toISOString() : v;
+    out[snakeCase(k)] = typeof v === 'bigint' ? v.toString() : v instanceof Date ? v.toISOString() : v;
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { query } from './db.js';
+import { camelCase } from './column-names.js';
 
 /**
  * Issue 12: rows of a raw statement on a hot path (`query` in db.ts) in the shape Prisma gives its
@@ -9,7 +10,7 @@ import { query } from './db.js';
  * text and booleans come from pg as Prisma gives them.
  */
 export function modelRows<T>(result: pg.QueryResult): T[] {
-  const fields = result.fields.map((f) => ({ column: f.name, key: camel(f.name), type: f.dataTypeID }));
+  const fields = result.fields.map((f) => ({ column: f.name, key: camelCase(f.name), type: f.dataTypeID }));
   return result.rows.map((row: Record<string, unknown>) => {
     const out: Record<string, unknown> = {};
     for (const f of fields) {
@@ -35,15 +36,4 @@ const DATE = 1082;
 /** pg reads a `date` as local midnight; Prisma gives UTC midnight. */
 function utcDate(d: Date): Date {
   return new Date(Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()));
-}
-
-const names = new Map<string, string>();
-
-function camel(column: string): string {
-  let key = names.get(column);
-  if (key === undefined) {
-    key = column.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-    names.set(column, key);
-  }
-  return key;
 }

@@ -1,4 +1,5 @@
 import { Prisma } from '../generated/prisma/client.js';
+import { camelCase, snakeCase } from './column-names.js';
 import type {
   BankLink, BeneficialOwner, BulkCustomerImport, Card, Customer, ExternalAccount, ExternalAccountChallenge, Platform, Quote,
   ScaChallenge, ScaFactor, ScaFactorReset, Transaction, UmaInvitation, Verification, WebhookEvent,
@@ -407,13 +408,6 @@ function ident(name: string): Prisma.Sql {
   return Prisma.raw(`"${name}"`);
 }
 
-const snakeCase = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const camelNames = new Map<string, string>();
-function camelCase(s: string): string {
-  let out = camelNames.get(s);
-  if (out === undefined) camelNames.set(s, (out = s.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase())));
-  return out;
-}
 
 /** A RETURNING row as its Prisma model (every column is the snake_case of its field; raw values are typed alike). */
 function toRow<Row>(raw: Record<string, unknown>): Row {

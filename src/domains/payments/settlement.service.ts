@@ -213,10 +213,9 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
   if (result.status === 'COMPLETED') {
     // Issue 12: the rail's reference and the settlement in one statement (money-path.repo.ts). Without a
     // bank return to watch for, the statement also ends the check schedule, so nothing is left to schedule.
-    const watch = result.pollAfterMs ? { next: 'POLL' as const, afterMs: Math.max(result.pollAfterMs, deps.config.PAYMENT_POLL_MIN_MS) } : undefined;
-    const sub = submission(deps, ctx, t, result.reference);
-    await settlePayment(ctx, t, await settlePostings(ctx.db, t), watch ? sub : { ...sub, reconcileAfter: null });
-    return watch ?? { next: 'SKIP' };
+    const done = completedAtOnce(deps, ctx, t, result);
+    await settlePayment(ctx, t, await settlePostings(ctx.db, t), done.submission);
+    return done.outcome;
   }
   await recordSubmission(deps, ctx, t, result.reference);
   return applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS);
@@ -244,7 +243,7 @@ export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platf
   });
   const byPlatform = new Map<string, Transaction[]>();
   for (const t of claimed) byPlatform.set(t.platformId, [...(byPlatform.get(t.platformId) ?? []), t]);
-  const completed: Array<{ ctx: Ctx; t: Transaction; postings: Posting[]; submission: RailSubmission; watch?: StepOutcome }> = [];
+  const completed: Array<{ ctx: Ctx; t: Transaction; postings: Posting[]; submission: RailSubmission; outcome: StepOutcome }> = [];
   await Promise.all(
     [...byPlatform].map(async ([platformId, ts]) => {
       const ctx = ctxFor(deps, platformId);
@@ -281,9 +280,8 @@ export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platf
             outcomes.set(t.id, recordSubmission(deps, ctx, t, result.reference).then(async () => applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS)));
             return;
           }
-          const watch = result.pollAfterMs ? { next: 'POLL' as const, afterMs: Math.max(result.pollAfterMs, deps.config.PAYMENT_POLL_MIN_MS) } : undefined;
-          const sub = submission(deps, ctx, t, result.reference);
-          completed.push({ ctx, t, postings: await settlePostings(ctx.db, t), submission: watch ? sub : { ...sub, reconcileAfter: null }, watch });
+          const done = completedAtOnce(deps, ctx, t, result);
+          completed.push({ ctx, t, postings: await settlePostings(ctx.db, t), submission: done.submission, outcome: done.outcome });
         }),
       );
     }),
@@ -299,7 +297,7 @@ export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platf
         deps.logger.warn({ err, count: list.length }, 'batched settlement failed; settling one by one');
         return false;
       });
-      for (const c of list) outcomes.set(c.t.id, (together ? Promise.resolve() : settlePayment(ctx, c.t, c.postings, c.submission)).then(() => c.watch ?? { next: 'SKIP' }));
+      for (const c of list) outcomes.set(c.t.id, (together ? Promise.resolve() : settlePayment(ctx, c.t, c.postings, c.submission)).then(() => c.outcome));
     }),
   );
   // One payment's failure is its job's alone (retried by the queue), not the batch's.
@@ -307,6 +305,17 @@ export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platf
 }
 
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+/**
+ * A payout the rail answered COMPLETED at submission: what its settlement stores with it and the job's
+ * outcome. A bank return still possible (pollAfterMs): the check schedule stays and a poll watches
+ * for it; otherwise the settlement ends the schedule and nothing is left to schedule (SKIP).
+ */
+function completedAtOnce(deps: AppDeps, ctx: Ctx, t: Transaction, result: PayoutResult): { submission: RailSubmission; outcome: StepOutcome } {
+  const sub = submission(deps, ctx, t, result.reference);
+  if (!result.pollAfterMs) return { submission: { ...sub, reconcileAfter: null }, outcome: { next: 'SKIP' } };
+  return { submission: sub, outcome: { next: 'POLL', afterMs: Math.max(result.pollAfterMs, deps.config.PAYMENT_POLL_MIN_MS) } };
+}
 
 /**
  * Stores the rail's reference once (a report pushed before the submit's answer may have stored it)
