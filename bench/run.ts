@@ -58,6 +58,9 @@ const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 const CEILINGS = process.env.BENCH_CEILINGS !== '0';
 const PROFILE_DIR = process.env.BENCH_PROFILE === '1' ? path.resolve('bench/results/profiles') : undefined;
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
+/** BENCH_ONLY=spread,hot (any of config, spread, hot, reads): only those service scenarios, while working on one. */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const want = (scenario: 'config' | 'spread' | 'hot' | 'reads'): boolean => !ONLY || ONLY.has(scenario);
 /** Minor units of USD per payment (an amount ending 902–907 would pick a failing sandbox scenario). */
 const AMOUNT = 100;
 /** The sandbox rail's delay in this run (SANDBOX_RAIL_DELAY_SCALE=0): the lag target is this + 1 s. */
@@ -540,7 +543,9 @@ async function settlementLag(w: World, ids: string[]): Promise<{ n: number; p50:
   return { n: x.n, p50: Math.round(Number(x.p50 ?? NaN)), p99: Math.round(Number(x.p99 ?? NaN)), max: Math.round(Number(x.max ?? NaN)) };
 }
 
-async function payScenario(w: World, name: string, sources: string[]): Promise<{ r: LoadResult & { cpuNote?: string }; money: MoneyCheck; backlog: ReturnType<typeof backlogVerdict>; lag: Awaited<ReturnType<typeof settlementLag>> }> {
+type PayResult = { r: LoadResult & { cpuNote?: string }; money: MoneyCheck; backlog: ReturnType<typeof backlogVerdict>; lag: Awaited<ReturnType<typeof settlementLag>> };
+
+async function payScenario(w: World, name: string, sources: string[]): Promise<PayResult> {
   const job = (durationS: number): LoadJob => ({
     kind: 'pay',
     baseUrl: w.api.baseUrl,
@@ -623,6 +628,7 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
 
     log('waiting for the service to be quiet');
     await quiesce(w);
+    if (want('config')) {
     const cfg = await getScenario(w, 'GET /config', [`${API}/config`]);
     const cfgErrors = cfg.non2xx + cfg.errors + cfg.timeouts;
     rows.push({
@@ -630,8 +636,14 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
       ratio: cfg.rps / c.bare.rps, ratioTo: 'bare Fastify', target: `≥ ${TARGETS.readVsBare}× bare Fastify, 0 errors`,
       pass: cfg.rps / c.bare.rps >= TARGETS.readVsBare && cfgErrors === 0, notes: [...cpuNote(cfg), ...failuresNote(cfg)],
     });
+    }
 
+    const scenarios: Array<['spread' | 'hot balance', PayResult]> = [];
+    let spreadRps: number | undefined;
+    if (want('spread')) {
     const spread = await payScenario(w, `quote + immediate execution over ${SENDERS} balances`, w.senders);
+    scenarios.push(['spread', spread]);
+    spreadRps = spread.r.rps;
     const spreadErrors = spread.r.non2xx + spread.r.errors + spread.r.timeouts;
     rows.push({
       group: 'service', scenario: `quote+execute, ${SENDERS} balances`, rps: spread.r.rps, p50: spread.r.p50, p99: spread.r.p99, errors: spreadErrors,
@@ -648,14 +660,18 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
       ],
       detail: { money: spread.money, backlog: spread.backlog, transactions: spread.r.transactionIds?.length, sent: spread.r.sentTotal },
     });
+    }
 
+    if (want('hot')) {
     const hot = await payScenario(w, 'quote + immediate execution on one hot balance', [w.hot]);
+    scenarios.push(['hot balance', hot]);
+    const spreadOf = spreadRps ?? NaN;
     const hotErrors = hot.r.non2xx + hot.r.errors + hot.r.timeouts;
     rows.push({
       group: 'service', scenario: 'quote+execute, one hot balance', rps: hot.r.rps, p50: hot.r.p50, p99: hot.r.p99, errors: hotErrors,
-      ratio: hot.r.rps / spread.r.rps, ratioTo: 'quote+execute spread',
+      ratio: hot.r.rps / spreadOf, ratioTo: 'quote+execute spread',
       target: `≥ ${TARGETS.hotVsSpread}× spread, 0 errors, money exact, no backlog growth`,
-      pass: hot.r.rps / spread.r.rps >= TARGETS.hotVsSpread && hotErrors === 0 && hot.money.exact && !hot.backlog.grows,
+      pass: hot.r.rps / spreadOf >= TARGETS.hotVsSpread && hotErrors === 0 && hot.money.exact && !hot.backlog.grows,
       notes: [
         `${fmtRatio(hot.r.rps / c.payHot.tps)} of payment.sql on one hot balance`,
         hot.money.exact ? 'money exact' : `MONEY NOT EXACT: ${hot.money.problems.join('; ')}`,
@@ -666,8 +682,10 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
       ],
       detail: { money: hot.money, backlog: hot.backlog, transactions: hot.r.transactionIds?.length, sent: hot.r.sentTotal },
     });
+    }
 
-    const ids = shuffle([...(spread.r.transactionIds ?? []), ...(hot.r.transactionIds ?? [])]).slice(0, 5000);
+    if (want('reads')) {
+    const ids = shuffle(scenarios.flatMap(([, s]) => s.r.transactionIds ?? [])).slice(0, 5000);
     if (ids.length === 0) throw new Error('no payment succeeded: nothing to read with GET /transactions/{id}');
     const tx = await getScenario(w, `GET /transactions/{id} (${ids.length} payments)`, ids.map((id) => `${API}/transactions/${id}`));
     const txErrors = tx.non2xx + tx.errors + tx.timeouts;
@@ -676,8 +694,9 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
       ratio: tx.rps / c.bare.rps, ratioTo: 'bare Fastify', target: `≥ ${TARGETS.readVsBare}× bare Fastify, 0 errors`,
       pass: tx.rps / c.bare.rps >= TARGETS.readVsBare && txErrors === 0, notes: [...cpuNote(tx), ...failuresNote(tx)],
     });
+    }
 
-    for (const [label, s] of [['spread', spread], ['hot balance', hot]] as const) {
+    for (const [label, s] of scenarios) {
       rows.push({
         group: 'service', scenario: `settlement lag (${label})`, p50: s.lag.p50, p99: s.lag.p99,
         target: `p99 ≤ rail delay ${RAIL_DELAY_MS} ms + 1 s`, pass: s.lag.n > 0 && s.lag.p99 <= TARGETS.lagP99Ms,

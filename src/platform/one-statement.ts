@@ -16,7 +16,7 @@ import { snakeCase } from './column-names.js';
  */
 export class OneStatement {
   private readonly ctes: string[] = [];
-  private readonly asserts: Array<{ cte: string; rows: number; code: string }> = [];
+  private readonly asserts: Array<{ cte: string; rows: string; code: string }> = [];
   readonly values: unknown[] = [];
 
   /** A bind parameter for `value`; returns its placeholder. */
@@ -34,7 +34,8 @@ export class OneStatement {
   /** Fails the whole statement with `code` unless CTE `cte` returned exactly `rows` rows. */
   require(cte: string, rows: number, code: string): this {
     if (!/^[A-Z_]+$/.test(code)) throw new Error(`OneStatement: bad code ${code}`);
-    this.asserts.push({ cte: ident(cte), rows, code });
+    // A parameter, not a literal: a batch of any size is the same statement text (one prepared statement, planned once).
+    this.asserts.push({ cte: ident(cte), rows: `${this.param(rows)}::bigint`, code });
     return this;
   }
 

@@ -323,7 +323,7 @@ function moveCtes<T extends StatusTable, S extends string, E extends string>(
   event: E,
   match: Prisma.Sql,
   historyId: Prisma.Sql,
-  opts: Pick<MoveOptions<RowOf<T>>, 'set' | 'where' | 'reason'>,
+  opts: Pick<MoveOptions<RowOf<T>>, 'set' | 'where' | 'reason'> & { byKey?: boolean },
   name: string,
 ): Array<[string, Prisma.Sql]> {
   const { lifecycle } = binding;
@@ -340,7 +340,9 @@ function moveCtes<T extends StatusTable, S extends string, E extends string>(
     ...(present.length < move.from.length ? [Prisma.sql`${column} IS NULL`] : []),
   ];
   const platforms = typeof scope.platformId === 'string' ? Prisma.sql`= ${scope.platformId}::text` : Prisma.sql`= ANY(${[...scope.platformId]}::text[])`;
-  const predicate = Prisma.sql`${match} AND ${ident(meta.scope)} ${platforms} AND (${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;
+  const rest = Prisma.sql`${ident(meta.scope)} ${platforms} AND (${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;
+  // byKey: only `match` (the keys) can use an index; the rest is checked on the rows it finds.
+  const predicate = opts.byKey ? Prisma.sql`${match} AND (${rest}) IS TRUE` : Prisma.sql`${match} AND ${rest}`;
   const set = (opts.set ?? {}) as Record<string, unknown>;
   const assignments = Prisma.join([
     Prisma.sql`${column} = ${stored(move.to)}::text`,
@@ -382,8 +384,34 @@ export function transitionCtes<T extends StatusTable, S extends string, E extend
   opts: Pick<MoveOptions<RowOf<T>>, 'set' | 'where' | 'reason'> & { name: string },
 ): void {
   invariant(binding.lifecycle.transitions[event], `${binding.lifecycle.name} has no event ${event}`);
-  const ctes = moveCtes(scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newId('StatusChange')}::text`, opts, opts.name);
-  // Prisma.Sql keeps its text and values apart: the values become the chain's own parameters.
+  addCtes(s, moveCtes(scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newId('StatusChange')}::text`, opts, opts.name));
+}
+
+/**
+ * transitionCtes for many rows of the platform at once, by key: each listed row still in a `from`
+ * status moves, with its history row. The statement's text does not depend on how many rows move: a
+ * batch of any size is one prepared statement (the payments worker's settlements, issue 12). The caller
+ * asserts how many moved (OneStatement.require).
+ *
+ * The rows are found by their primary key and nothing else: the other conditions are wrapped so that no
+ * index can serve them (`(…) IS TRUE`). Otherwise the planner, misled by statistics taken while a table
+ * was small (a fresh platform's rows look few), would scan every row of the platform, or every
+ * PROCESSING one, for each batch.
+ */
+export function transitionManyCtes<T extends StatusTable, S extends string, E extends string>(
+  s: CteChain,
+  scope: MoveScope,
+  binding: StatusColumn<T, S, E>,
+  event: E,
+  ids: readonly string[],
+  opts: Pick<MoveOptions<RowOf<T>>, 'set' | 'where' | 'reason'> & { name: string },
+): void {
+  invariant(binding.lifecycle.transitions[event], `${binding.lifecycle.name} has no event ${event}`);
+  addCtes(s, moveCtes(scope, binding, event, Prisma.sql`"id" = ANY(${[...ids]}::text[])`, SQL_STATUS_CHANGE_ID, { ...opts, byKey: true }, opts.name));
+}
+
+/** Prisma.Sql keeps its text and values apart: the values become the chain's own parameters. */
+function addCtes(s: CteChain, ctes: Array<[string, Prisma.Sql]>): void {
   for (const [name, body] of ctes) s.with(name, body.strings.reduce((sql, text, i) => sql + text + (i < body.values.length ? s.param(body.values[i]) : ''), ''));
 }
 

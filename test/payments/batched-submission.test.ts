@@ -149,7 +149,8 @@ describe('batched payout submission', () => {
     expect(outcomes.filter((o) => o instanceof Error)).toEqual([]);
     // The claim, the destinations, the bank's payouts (the sandbox takes batches) and ONE settlement statement for all.
     console.log(`batch of ${ids.length}: ${statements.length} statements`);
-    expect(statements.filter((s) => s.startsWith('WITH cas'))).toHaveLength(1);
+    const settles = statements.filter((s) => s.startsWith('WITH settle_k'));
+    expect(settles).toHaveLength(1);
     expect(statements.filter((s) => s.includes('INSERT INTO sandbox_bank_payouts'))).toHaveLength(1);
     expect(statements.length).toBeLessThanOrEqual(4);
     // The balance moved once, and its event shows where it ended.
@@ -161,6 +162,15 @@ describe('batched payout submission', () => {
     expect(b.available).toBe(1_000_000n - sent._sum.sentAmount!);
     expect((await events(a.p, 'OUTGOING_PAYMENT.COMPLETED')).sort()).toEqual([...ids].sort());
     await expectLedgerConsistent(env, a.p.platformId);
+
+    // One payment alone is settled by the same statement text: one prepared statement, planned once, for any batch size.
+    const alone = await pay(a, 2_000);
+    const single: string[] = [];
+    const stopSingle = onStatement(env.deps.prisma, (text) => single.push(text));
+    expect(await submitPayments(env.deps, [{ platformId: a.p.platformId, transactionId: alone }])).toEqual([{ next: 'SKIP' }]);
+    stopSingle();
+    expect(single.filter((s) => s.startsWith('WITH settle_k'))).toEqual(settles);
+    expect((await status(a.p, alone)).status).toBe('COMPLETED');
   });
 
   it('refuses a batched settlement as a whole when one payment is no longer PROCESSING, writing nothing', async () => {

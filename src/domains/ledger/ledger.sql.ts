@@ -49,19 +49,20 @@ export function journalsCtes(
   if (deltas.length === 0) return;
   const pid = s.param(j.platformId);
   const at = s.param(j.at);
-  // A VALUES list (not a JSON recordset): the planner knows its few rows and takes each account by
-  // its key, in this order, instead of scanning the platform's accounts.
-  const values = deltas
-    .map((d) => `(${s.param(d.id)}::text, ${s.param(d.currency)}::text, ${s.param(d.available)}::bigint, ${s.param(d.held)}::bigint, ${s.param(newId('Webhook'))}::text, ${s.param(JSON.stringify(currencyOf(d.currency)))}::jsonb)`)
-    .join(', ');
+  // Arrays (not a VALUES list): the statement's text is the same for any number of accounts — one
+  // prepared statement, planned once, for every batch. Accounts are found by key (`id = ANY`) and by
+  // nothing else — the rest is wrapped so no index serves it (`(…) IS TRUE`), whatever the statistics
+  // say of the platform's rows (a fresh platform's look few: a scan of them all).
+  const column = <T>(f: (d: (typeof deltas)[number]) => T) => s.param(deltas.map(f));
   const after = j.after.map((cte) => ` AND EXISTS (SELECT 1 FROM ${cte})`).join('');
   s.with(
     `${j.prefix}_bal`,
     `UPDATE internal_accounts a
         SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${at}::timestamptz
-       FROM (VALUES ${values}) AS d(id, currency, available, held, event_id, currency_json)
-      WHERE a.id = d.id AND a.platform_id = ${pid} AND a.currency = d.currency
-        AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0${after}
+       FROM unnest(${column((d) => d.id)}::text[], ${column((d) => d.currency)}::text[], ${column((d) => d.available.toString())}::bigint[], ${column((d) => d.held.toString())}::bigint[],
+                   ${column(() => newId('Webhook'))}::text[], ${column((d) => JSON.stringify(currencyOf(d.currency)))}::jsonb[]) AS d(id, currency, available, held, event_id, currency_json)
+      WHERE a.id = ANY(${column((d) => d.id)}::text[]) AND a.id = d.id
+        AND (a.platform_id = ${pid} AND a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0) IS TRUE${after}
       RETURNING a.*, d.event_id, d.currency_json`,
   ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS');
   s.with(

@@ -6,7 +6,7 @@ import { modelRows } from '../../platform/raw-rows.js';
 import { newId } from '../../platform/ids.js';
 import { toJson } from '../../platform/outbox.js';
 import { OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
-import { transitionCtes, type SetColumns } from '../../platform/state-machine.js';
+import { transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimInsertSql, claimTaken } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
@@ -156,40 +156,47 @@ export async function settlePayments(ctx: Ctx, list: Settlement[]): Promise<bool
   }
 }
 
-/** settlePayment's (and settlePayments') statement. */
+/**
+ * settlePayment's (and settlePayments') statement, set-based: one compare-and-set for the lot, one move
+ * of their quotes, one insert of each kind — the same text for any number of payments, so a batch is
+ * one prepared statement, planned once (a chain of CTEs per payment cost more to plan than to run).
+ * The rail's answers ride along in `settle_k` (one row per payment; `ref` null: no answer to store).
+ */
 function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
   const now = ctx.clock.now();
   const s = new OneStatement();
   const settled: Transaction[] = [];
-  const cases: string[] = [];
-  list.forEach(({ t, submission }, i) => {
-    // One payment: the CTE names settlePayment always had; a batch: numbered.
-    const n = list.length === 1 ? '' : `_${i}`;
+  const answers: Array<{ id: string; ref: string | null; submitted_at: Date | null; reconcile_after: Date | null }> = [];
+  for (const { t, submission } of list) {
     settled.push({ ...t, status: 'COMPLETED', settledAt: now, updatedAt: now, pendingReason: null, ...(submission && !t.railReference ? { railReference: submission.reference, submittedAt: submission.submittedAt, reconcileAfter: submission.reconcileAfter } : {}) });
-    const sub: SetColumns<Transaction> = submission
-      ? {
-          railReference: Prisma.sql`COALESCE("rail_reference", ${submission.reference})`,
-          submittedAt: Prisma.sql`CASE WHEN "rail_reference" IS NULL THEN ${submission.submittedAt}::timestamptz ELSE "submitted_at" END`,
-          reconcileAfter: submission.reconcileAfter === null ? null : Prisma.sql`CASE WHEN "rail_reference" IS NULL THEN ${submission.reconcileAfter}::timestamptz ELSE "reconcile_after" END`,
-        }
-      : {};
-    // The moves of transition() (transactions.repo.ts), as CTEs: compare-and-set and history rows.
-    const cas = `cas${n}`;
-    transitionCtes(s, ctx, transactionStatus, 'complete', t.id, { name: cas, set: { settledAt: now, updatedAt: now, pendingReason: null, ...sub } });
-    s.require(cas, 1, 'NOT_PROCESSING');
-    cases.push(cas);
-    if (t.quoteId) {
-      transitionCtes(s, ctx, quoteStatus, 'complete', t.quoteId, { name: `qu${n}`, set: { updatedAt: now }, where: Prisma.sql`EXISTS (SELECT 1 FROM ${Prisma.raw(`"${cas}"`)})` });
-      // The quote makes its transaction's moves; one that cannot is a broken invariant, not a lost race.
-      s.require(`qu${n}`, 1, 'QUOTE_OUT_OF_STEP');
-    }
-  });
+    answers.push({ id: t.id, ref: submission?.reference ?? null, submitted_at: submission?.submittedAt ?? null, reconcile_after: submission?.reconcileAfter ?? null });
+  }
+  s.with('settle_k', `SELECT * FROM json_to_recordset(${s.param(JSON.stringify(answers))}::json) AS k(id text, ref text, submitted_at timestamptz, reconcile_after timestamptz)`);
+  // The row's own answer (NULL when it has none) and whether it carries one at all.
+  const answer = (column: 'ref' | 'submitted_at' | 'reconcile_after') => Prisma.raw(`(SELECT k.${column} FROM settle_k k WHERE k.id = "transactions"."id")`);
+  const answered = Prisma.raw(`(SELECT k.ref IS NOT NULL FROM settle_k k WHERE k.id = "transactions"."id")`);
+  // A reference stored before (an earlier submission's) is kept, with its submission time and watch.
+  const sub: SetColumns<Transaction> = {
+    railReference: Prisma.sql`COALESCE("rail_reference", ${answer('ref')})`,
+    submittedAt: Prisma.sql`CASE WHEN "rail_reference" IS NULL AND ${answered} THEN ${answer('submitted_at')} ELSE "submitted_at" END`,
+    // An answer without a watch (settled for good) clears it; no answer leaves it.
+    reconcileAfter: Prisma.sql`CASE WHEN NOT ${answered} THEN "reconcile_after" WHEN ${answer('reconcile_after')} IS NULL THEN NULL WHEN "rail_reference" IS NULL THEN ${answer('reconcile_after')} ELSE "reconcile_after" END`,
+  };
+  // The moves of transition() (transactions.repo.ts), as CTEs: compare-and-set and history rows.
+  transitionManyCtes(s, ctx, transactionStatus, 'complete', list.map(({ t }) => t.id), { name: 'cas', set: { settledAt: now, updatedAt: now, pendingReason: null, ...sub } });
+  s.require('cas', list.length, 'NOT_PROCESSING');
+  const quotes = list.flatMap(({ t }) => (t.quoteId ? [t.quoteId] : []));
+  if (quotes.length > 0) {
+    transitionManyCtes(s, ctx, quoteStatus, 'complete', quotes, { name: 'qu', set: { updatedAt: now } });
+    // The quote makes its transaction's moves; one that cannot is a broken invariant, not a lost race.
+    s.require('qu', quotes.length, 'QUOTE_OUT_OF_STEP');
+  }
   // Events in the general path's order: the balances moved, then the payments COMPLETED.
   journalsCtes(s, {
     platformId: ctx.platformId,
     at: now,
     prefix: 'settle',
-    after: cases,
+    after: ['cas'],
     journals: list.map(({ t, postings }) => ({ key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings })),
   });
   transactionEventsCte(ctx, s, settled);
@@ -200,15 +207,16 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
  * The batched submission's claim (issue 12): marks `submitted_at` on each listed payment still
  * PROCESSING, paid out to an external account, not yet submitted (no rail reference) and not claimed
  * before, and returns those rows — the claim submitPayment takes one payment at a time, for many
- * in one statement. A payment not returned is left to submitPayment's own path.
+ * in one statement. A payment not returned is left to submitPayment's own path. Rows are found by key
+ * only (the rest wrapped in `IS TRUE`, as transitionManyCtes does): never a scan of the unsubmitted ones.
  */
 export async function claimSubmissions(pool: pg.Pool, items: ReadonlyArray<{ platformId: string; transactionId: string }>, now: Date): Promise<Transaction[]> {
   const r = await query(
     pool,
     `UPDATE transactions t SET submitted_at = $1
        FROM unnest($2::text[], $3::text[]) AS k(platform_id, id)
-      WHERE t.platform_id = k.platform_id AND t.id = k.id AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL'
-        AND t.rail_reference IS NULL AND t.submitted_at IS NULL
+      WHERE t.id = ANY($3::text[]) AND t.id = k.id
+        AND (t.platform_id = k.platform_id AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL' AND t.rail_reference IS NULL AND t.submitted_at IS NULL) IS TRUE
       RETURNING t.*`,
     [now, items.map((i) => i.platformId), items.map((i) => i.transactionId)],
   );
