@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
 import { settlePostings, submitPayments } from '../../src/domains/payments/settlement.service.js';
 import { settlePayments } from '../../src/domains/payments/money-path.repo.js';
 import { ctxFor } from '../../src/deps.js';
+import { queueOf } from '../../src/platform/queue.js';
+import { PAYMENTS_QUEUE, enqueueSubmit } from '../../src/domains/payments/transactions.jobs.js';
 
 /**
  * Issue 12: the payments worker submits the `submit` jobs it holds at once as one batch
@@ -185,6 +187,29 @@ describe('batched payout submission', () => {
     expect((await status(a.p, open)).status).toBe('PROCESSING');
     expect(await balances(env, a.usd)).toEqual(before.balance);
     expect(await env.deps.prisma.webhookEvent.count({ where: { platformId: a.p.platformId } })).toBe(before.events);
+    await expectLedgerConsistent(env, a.p.platformId);
+  });
+  it('queues the submissions of one event-loop turn as one job, and the worker settles each payment of it once', async () => {
+    const a = await sender();
+    const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => pay(a, 3_000 + i)));
+    const queue = queueOf(env.deps, PAYMENTS_QUEUE);
+    // The jobs the requests queued (one or several, as their commits fell) are dropped: the submissions are queued again, at once.
+    await queue.drain();
+    await Promise.all(ids.map((transactionId) => enqueueSubmit(env.deps, { platformId: a.p.platformId, transactionId })));
+    const jobs = await queue.getJobs(['wait', 'prioritized']);
+    expect(jobs.map((j) => j.name)).toEqual(['submits']);
+    expect((jobs[0]!.data as unknown as { items: Array<{ transactionId: string }> }).items.map((i) => i.transactionId)).toEqual(ids);
+    const workers = env.startWorkers();
+    try {
+      await eventually(async () => (await Promise.all(ids.map(async (id) => (await status(a.p, id)).status))).every((s) => s === 'COMPLETED'));
+    } finally {
+      await workers.close();
+    }
+    const b = await balances(env, a.usd);
+    const sent = await env.deps.prisma.transaction.aggregate({ where: { id: { in: ids } }, _sum: { sentAmount: true } });
+    expect(b).toEqual({ available: 1_000_000n - sent._sum.sentAmount!, held: 0n });
+    expect((await events(a.p, 'OUTGOING_PAYMENT.COMPLETED')).sort()).toEqual([...ids].sort());
+    expect(await env.deps.prisma.sandboxBankPayout.count({ where: { idempotencyKey: { in: ids } } })).toBe(ids.length);
     await expectLedgerConsistent(env, a.p.platformId);
   });
 });

@@ -151,6 +151,9 @@ describe('event delivery through the outbox', () => {
     receiver = await new Receiver().start();
     const p = await env.platform();
     const id = await emit(p.platformId, 'CUSTOMER.KYC_REJECTED', { n: 1 });
+    // Recorded UNDELIVERABLE as it is written (issue 12): no worker runs yet, nothing is left for the relay.
+    expect((await p.request({ method: 'GET', url: `/webhook-events/${id}` })).json().deliveryStatus).toBe('UNDELIVERABLE');
+    expect(await env.deps.prisma.webhookEvent.count({ where: { platformId: p.platformId, relayedAt: null } })).toBe(0);
     workers = env.startWorkers();
     await eventually(async () => (await p.request({ method: 'GET', url: `/webhook-events/${id}` })).json().deliveryStatus === 'UNDELIVERABLE');
     await env.deps.prisma.platform.update({ where: { id: p.platformId }, data: { webhookEndpoint: receiver.url } });

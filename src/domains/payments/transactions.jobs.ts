@@ -4,6 +4,7 @@ import { ctxFor } from '../../deps.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import DataLoader from 'dataloader';
+import { randomUUID } from 'node:crypto';
 import { applyPayoutReport, pollPayment, refundPayment, submitPayment, submitPayments, type StepOutcome } from './settlement.service.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
 import { railFor } from '../../adapters/rails/registry.js';
@@ -44,10 +45,44 @@ export const refundJobId = (transactionId: string) => jobIdOf('refund', uuidOf(t
 const staleJobId = (kind: 'submit' | 'refund', transactionId: string, updatedAt: Date) => jobIdOf(kind, uuidOf(transactionId), `r${updatedAt.getTime()}`);
 const checkJobId = (kind: 'poll' | 'reconcile', transactionId: string, token: Date) => jobIdOf(kind, uuidOf(transactionId), token.getTime());
 
-/** Queues the rail submission of an executed payment (Postgres: PROCESSING without a rail reference). */
+/**
+ * Queues the rail submission of an executed payment (Postgres: PROCESSING without a rail reference).
+ * The submissions a process queues in one turn of its event loop (concurrent requests) go as ONE
+ * `submits` job carrying them all (issue 12): one job for Redis to add and the worker to take and
+ * finish, instead of one per payment. A lone submission is a `submit` job as before. Either way
+ * Postgres holds the record: a job lost with Redis's data is found again by the sweeper.
+ */
 export async function enqueueSubmit(deps: AppDeps, data: PaymentJob): Promise<void> {
-  await queueOf(deps, PAYMENTS_QUEUE).add('submit', data, { jobId: submitJobId(data.transactionId), ...JOB_RETRY });
+  await submitQueuer(deps).load({ platformId: data.platformId, transactionId: data.transactionId });
 }
+
+const submitQueuers = new WeakMap<AppDeps, DataLoader<PaymentJob, void>>();
+
+function submitQueuer(deps: AppDeps): DataLoader<PaymentJob, void> {
+  let loader = submitQueuers.get(deps);
+  if (!loader) {
+    loader = new DataLoader<PaymentJob, void>(
+      async (items) => {
+        const queue = queueOf(deps, PAYMENTS_QUEUE);
+        if (items.length === 1) await queue.add('submit', items[0]!, { jobId: submitJobId(items[0]!.transactionId), ...JOB_RETRY });
+        // A fresh id: an id derived from its payments could match an earlier job's, which BullMQ would take for this one and drop.
+        else await queue.add('submits', { items: [...items] } satisfies SubmitsJob, { jobId: jobIdOf('submits', randomUUID()), ...JOB_RETRY });
+        return items.map(() => undefined);
+      },
+      { cache: false, maxBatchSize: SUBMITS_PER_JOB, batchScheduleFn: (run) => setImmediate(run) },
+    );
+    submitQueuers.set(deps, loader);
+  }
+  return loader;
+}
+
+/** A `submits` job: several payments' submissions queued at once (enqueueSubmit). */
+interface SubmitsJob {
+  items: PaymentJob[];
+}
+
+/** At most this many submissions per `submits` job. */
+const SUBMITS_PER_JOB = 64;
 
 /** Queues a pending refund (Postgres: refund_status PENDING). */
 export async function enqueueRefund(deps: AppDeps, data: PaymentJob): Promise<void> {
@@ -132,6 +167,7 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
   return new Worker<PaymentJob>(
     PAYMENTS_QUEUE,
     async (job: Job<PaymentJob>) => {
+      if (job.name === 'submits') return submitAll(deps, submits, (job.data as unknown as SubmitsJob).items);
       const data = job.data;
       if (job.name === 'refund') return refundPayment(deps, data.platformId, data.transactionId);
       const outcome = job.name === 'submit' ? await submits.load({ platformId: data.platformId, transactionId: data.transactionId }) : await runStep(deps, job.name, data);
@@ -140,6 +176,24 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
     },
     { connection, prefix: queuePrefix(deps.config), concurrency: deps.config.PAYMENT_CONCURRENCY },
   );
+}
+
+/**
+ * A `submits` job: each payment submitted as its own `submit` job would be (through the same batches),
+ * then scheduled. A payment whose step threw fails the job once the others are done: the retry finds
+ * their work done (every step is idempotent) and repeats only the failed one's.
+ */
+async function submitAll(deps: AppDeps, submits: DataLoader<PaymentJob, StepOutcome>, items: PaymentJob[]): Promise<string[]> {
+  const outcomes = await Promise.allSettled(
+    items.map(async (item) => {
+      const outcome = await submits.load({ platformId: item.platformId, transactionId: item.transactionId });
+      await scheduleNext(deps, item, outcome, undefined);
+      return outcome.next;
+    }),
+  );
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.map((o) => (o as PromiseFulfilledResult<string>).value);
 }
 
 /** Bounded sweep (QUOTE_EXPIRY_SWEEP_INTERVAL_MS): expires quotes past `expiresAt`. */

@@ -56,9 +56,11 @@ export async function enqueueDelivery(
  * workers relay in parallel without handing one event over twice; relayed_at, the first attempt's
  * due time (next_attempt_at) and the retry window's start are set in the same transaction after the
  * queue accepted the jobs — from then on the sweeper (sweepDeliveries) owns the schedule too.
- * Events of a platform without a webhook endpoint get no job (issue 12): they are marked
- * UNDELIVERABLE (WEBHOOK_ENDPOINT_NOT_SET) in bulk, in the same transaction — what their delivery
- * attempt would have found; a redelivery after the endpoint is set sends them.
+ * Events of a platform without a webhook endpoint are recorded UNDELIVERABLE (WEBHOOK_ENDPOINT_NOT_SET)
+ * as they are inserted (trigger webhook_events_born, migration 20261126000000): they never reach the
+ * relay. One written while the platform had an endpoint that is gone by now gets no job either: it is
+ * marked UNDELIVERABLE here, in bulk, in the same transaction — what its delivery attempt would have
+ * found. A redelivery after the endpoint is set sends them.
  */
 export async function relayOutbox(deps: AppDeps): Promise<number> {
   const result = await deps.prisma.$transaction(async (tx) => {
