@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { query } from './db.js';
 import { snakeCase } from './column-names.js';
+import { jsonText } from './outbox.js';
 
 /**
  * Issue 12: a unit of writes sent to Postgres as ONE statement — a chain of data-modifying CTEs —
@@ -43,7 +44,7 @@ export class OneStatement {
   insert(name: string, table: string, rows: ReadonlyArray<Record<string, unknown>>, returning = ''): this {
     if (rows.length === 0) return this;
     const columns = [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => r[k] !== undefined)))].map(snakeCase);
-    const json = JSON.stringify(rows.map(toColumns), (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+    const json = jsonText(rows.map(toColumns));
     const list = columns.map(ident).join(', ');
     return this.with(
       name,

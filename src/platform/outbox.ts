@@ -37,5 +37,18 @@ export async function recordEvents(db: Pick<TenantTx, '$executeRaw'>, platformId
 
 /** JSON-safe snapshot: bigints become numbers (amounts below 2^53, decision A19), dates ISO strings. */
 export function toJson(value: unknown): Prisma.InputJsonValue {
-  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)));
+  return JSON.parse(jsonText(value));
+}
+
+/**
+ * JSON.stringify with bigints as numbers. Without a replacer first: a replacer costs a call per value
+ * (the money path's rows have hundreds), and only a value holding a bigint needs it.
+ */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+    return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v));
+  }
 }

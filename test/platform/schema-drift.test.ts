@@ -46,6 +46,9 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'sca_factor_resets.sca_factor_resets_open_idx': 'the factor-reset expiry sweep scans only open resets (partial)',
   'webhook_events.webhook_events_due_idx': 'the webhook delivery sweeper scans only PENDING relayed events (partial, issue 11)',
   'external_account_challenges.external_account_challenges_outcome_due_idx': 'the liveness-outcome sweeper scans only outstanding challenges with a recorded outcome (partial, issue 11)',
+  'transactions.transactions_rail_reference_idx': 'lookups by rail reference; only rows that have one (partial, issue 12)',
+  'transactions.transactions_platform_id_agent_id_id_idx': "an agent's payments; only rows made by an agent (partial, issue 12)",
+  'transactions.transactions_status_reconcile_after_idx': 'the reconciliation sweep; only payments handed to an external rail (partial, issue 12)',
 };
 
 // ---------------------------------------------------------------------------------------------

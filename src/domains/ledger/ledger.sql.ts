@@ -50,18 +50,19 @@ export function journalsCtes(
   const pid = s.param(j.platformId);
   const at = s.param(j.at);
   // Arrays (not a VALUES list): the statement's text is the same for any number of accounts — one
-  // prepared statement, planned once, for every batch. Accounts are found by key (`id = ANY`) and by
-  // nothing else — the rest is wrapped so no index serves it (`(…) IS TRUE`), whatever the statistics
-  // say of the platform's rows (a fresh platform's look few: a scan of them all).
+  // prepared statement, planned once, for every batch. svc_balance_moves (migration 20261126020000)
+  // unnests them as rows the planner counts as one, so each account is found by its key; the other
+  // conditions are wrapped so no index serves them (`(…) IS TRUE`), whatever the statistics say of the
+  // platform's rows (a fresh platform's look few: a scan of them all).
   const column = <T>(f: (d: (typeof deltas)[number]) => T) => s.param(deltas.map(f));
   const after = j.after.map((cte) => ` AND EXISTS (SELECT 1 FROM ${cte})`).join('');
   s.with(
     `${j.prefix}_bal`,
     `UPDATE internal_accounts a
         SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${at}::timestamptz
-       FROM unnest(${column((d) => d.id)}::text[], ${column((d) => d.currency)}::text[], ${column((d) => d.available.toString())}::bigint[], ${column((d) => d.held.toString())}::bigint[],
-                   ${column(() => newId('Webhook'))}::text[], ${column((d) => JSON.stringify(currencyOf(d.currency)))}::jsonb[]) AS d(id, currency, available, held, event_id, currency_json)
-      WHERE a.id = ANY(${column((d) => d.id)}::text[]) AND a.id = d.id
+       FROM svc_balance_moves(${column((d) => d.id)}::text[], ${column((d) => d.currency)}::text[], ${column((d) => d.available.toString())}::bigint[], ${column((d) => d.held.toString())}::bigint[],
+                   ${column(() => newId('Webhook'))}::text[], ${column((d) => JSON.stringify(currencyOf(d.currency)))}::jsonb[]) AS d
+      WHERE a.id = d.id
         AND (a.platform_id = ${pid} AND a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0) IS TRUE${after}
       RETURNING a.*, d.event_id, d.currency_json`,
   ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS');

@@ -143,8 +143,10 @@ export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
                 SELECT reference, idempotency_key, rail, amount, currency, scenario, $7 FROM v ORDER BY reference ON CONFLICT DO NOTHING
                 RETURNING reference, scenario, submitted_at, rail, completed_at)
          SELECT * FROM ins
-         UNION ALL SELECT p.reference, p.scenario, p.submitted_at, p.rail, p.completed_at FROM sandbox_bank_payouts p JOIN v USING (reference)
-          WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.reference = p.reference)`,
+         UNION ALL SELECT p.* FROM v
+           -- Each recorded payout by its key (OFFSET 0 keeps the lookup per row: never a scan of the table).
+           CROSS JOIN LATERAL (SELECT reference, scenario, submitted_at, rail, completed_at FROM sandbox_bank_payouts WHERE reference = v.reference OFFSET 0) p
+          WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.reference = v.reference)`,
         [
           refs,
           reqs.map((req) => req.idempotencyKey),
