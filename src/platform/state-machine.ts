@@ -407,7 +407,11 @@ export function transitionManyCtes<T extends StatusTable, S extends string, E ex
   opts: Pick<MoveOptions<RowOf<T>>, 'set' | 'where' | 'reason'> & { name: string },
 ): void {
   invariant(binding.lifecycle.transitions[event], `${binding.lifecycle.name} has no event ${event}`);
-  addCtes(s, moveCtes(scope, binding, event, Prisma.sql`"id" = ANY(${[...ids]}::text[])`, SQL_STATUS_CHANGE_ID, { ...opts, byKey: true }, opts.name));
+  // History ids made here, one per key in the keys' order, as transition() makes them: the history
+  // reads in the order the moves were written (ids made in SQL would order one statement's rows at random).
+  const historyIds = ids.map(() => newId('StatusChange'));
+  const historyId = Prisma.sql`(${historyIds}::text[])[array_position(${[...ids]}::text[], ${ident(opts.name)}."id")]`;
+  addCtes(s, moveCtes(scope, binding, event, Prisma.sql`"id" = ANY(${[...ids]}::text[])`, historyId, { ...opts, byKey: true }, opts.name));
 }
 
 /** Prisma.Sql keeps its text and values apart: the values become the chain's own parameters. */
