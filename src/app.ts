@@ -1,3 +1,5 @@
+import type { Logger } from 'pino';
+import { LazyChildLogger } from './platform/logger.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -50,6 +52,8 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     loggerInstance: deps.logger,
     // Fastify's own request/response lines are off: onResponse below writes one line per request.
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's logger is made when it first logs a line (the redacting child costs ~2 µs).
+    childLoggerFactory: (logger, bindings, opts) => new LazyChildLogger(logger as unknown as Logger, bindings, opts) as unknown as typeof logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
     genReqId: (req) => {
