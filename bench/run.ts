@@ -559,6 +559,7 @@ async function payScenario(w: World, name: string, sources: string[]): Promise<P
     await load(job(WARMUP_S));
   }
   await quiesce(w);
+  await analyze(w);
   const before = { total: (await sums(w.db, sources)).total, ids: await transactionIds(w) };
   log(`${name} for ${DURATION_S}s`);
   const { value: r, samples } = await sampled(w, withCpu(w, () => load(job(DURATION_S))));
@@ -568,12 +569,24 @@ async function payScenario(w: World, name: string, sources: string[]): Promise<P
 }
 
 /** A GET scenario: warm-up, then the measured run. */
+/**
+ * Statistics as a running deployment has them: autovacuum analyzes a table once a tenth of it changed
+ * (within a minute), while this scratch database is minutes old — its tables were empty or tiny at the
+ * last analyze, and plans made from that (a sequential scan of a "tiny" table, kept by the service's
+ * prepared statements as the table grows) are not what a deployment runs. pgbench's own tables are
+ * analyzed by `pgbench -i` likewise. Run after each warm-up, before the measured load.
+ */
+async function analyze(w: World): Promise<void> {
+  await w.db.query('ANALYZE');
+}
+
 async function getScenario(w: World, name: string, paths: string[]): Promise<LoadResult & { cpuNote?: string }> {
   const job = (durationS: number): LoadJob => ({ kind: 'get', baseUrl: w.api.baseUrl, headers: { authorization: w.auth }, connections: CONNECTIONS, durationS, paths });
   if (WARMUP_S > 0) {
     log(`${name}: warm-up ${WARMUP_S}s`);
     await load(job(WARMUP_S));
   }
+  await analyze(w);
   log(`${name} for ${DURATION_S}s`);
   return withCpu(w, () => load(job(DURATION_S)));
 }

@@ -17,7 +17,9 @@ import { jsonText } from './outbox.js';
  */
 export class OneStatement {
   private readonly ctes: string[] = [];
-  private readonly asserts: Array<{ cte: string; rows: string; code: string }> = [];
+  private readonly asserts: Array<{ cte: string; rows: string; code: string } | { run: string[] }> = [];
+  /** CTEs of `insert` not yet run by `insertNow`: they read nothing of the statement's. */
+  private inserts: string[] = [];
   readonly values: unknown[] = [];
 
   /** A bind parameter for `value`; returns its placeholder. */
@@ -40,22 +42,39 @@ export class OneStatement {
     return this;
   }
 
+  /**
+   * Runs the inserts added so far at this point of the guards (Postgres runs a CTE when the query first
+   * reads it, the others at the end). Called before a guard that locks a shared row — a platform's hot
+   * balance —, which then holds it only for the rest of the statement and its commit, not while the
+   * statement's other rows are written. Call it after the compare-and-sets: an insert that conflicts
+   * with a concurrent winner (a journal's key) must not run before the guard that refuses the loser.
+   */
+  insertNow(): this {
+    if (this.inserts.length > 0) this.asserts.push({ run: this.inserts });
+    this.inserts = [];
+    return this;
+  }
+
   /** Inserts `rows` (camelCase keys of the Prisma model, mapped to snake_case columns) into `table`. */
   insert(name: string, table: string, rows: ReadonlyArray<Record<string, unknown>>, returning = ''): this {
     if (rows.length === 0) return this;
     const columns = [...new Set(rows.flatMap((r) => Object.keys(r).filter((k) => r[k] !== undefined)))].map(snakeCase);
     const json = jsonText(rows.map(toColumns));
     const list = columns.map(ident).join(', ');
-    return this.with(
+    this.with(
       name,
-      `INSERT INTO ${ident(table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, ${this.param(json)}::json)${returning ? ` RETURNING ${returning}` : ''}`,
+      `INSERT INTO ${ident(table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, ${this.param(json)}::json) RETURNING ${returning || '1'}`,
     );
+    this.inserts.push(ident(name));
+    return this;
   }
 
   /** The statement: the CTEs, then `select` (SQL over them) guarded by every `require`. */
   sql(select: string): string {
-    // The first failed guard, in the order they were required, names the refusal.
-    const cases = this.asserts.map((a) => `WHEN (SELECT count(*) FROM ${a.cte}) <> ${a.rows} THEN '${a.code}'`).join(' ');
+    // The first failed guard, in the order they were required, names the refusal; inserts run where insertNow put them.
+    const cases = this.asserts
+      .flatMap((a) => ('run' in a ? a.run.map((cte) => `WHEN (SELECT count(*) FROM ${cte}) < 0 THEN 'UNREACHABLE'`) : [`WHEN (SELECT count(*) FROM ${a.cte}) <> ${a.rows} THEN '${a.code}'`]))
+      .join(' ');
     const guard = cases ? ` FROM (SELECT CASE ${cases} END AS failed) AS guard WHERE svc_assert(guard.failed IS NULL, guard.failed)` : '';
     return `WITH ${this.ctes.join(',\n')}\nSELECT ${select}${guard}`;
   }

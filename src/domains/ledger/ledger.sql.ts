@@ -56,6 +56,9 @@ export function journalsCtes(
   // platform's rows (a fresh platform's look few: a scan of them all).
   const column = <T>(f: (d: (typeof deltas)[number]) => T) => s.param(deltas.map(f));
   const after = j.after.map((cte) => ` AND EXISTS (SELECT 1 FROM ${cte})`).join('');
+  // The statement's rows written so far are written before the balances lock (a shared account's row
+  // is then held only for the balance update, its event and the commit).
+  s.insertNow();
   s.with(
     `${j.prefix}_bal`,
     `UPDATE internal_accounts a
