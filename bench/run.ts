@@ -18,7 +18,8 @@
  * BENCH_WARMUP_S (3: unmeasured load before each service scenario), BENCH_LOG_LEVEL (API log level, warn), BENCH_PGBENCH_SCALE (= connections), BENCH_DATABASE_ROOT
  * (postgresql://postgres@127.0.0.1:5432/postgres; defaults to DATABASE_URL's server), REDIS_URL
  * (redis://127.0.0.1:6379), BENCH_KEEP_DB=1 (keep the scratch databases), BENCH_CEILINGS=0 (skip the ceilings while working on the
- * service: no ratios), BENCH_PROFILE=1 (V8 CPU profiles of the API and the worker in bench/results/profiles). Writes bench/results/latest.json.
+ * service: no ratios), BENCH_ONLY=spread,hot (only those of the service scenarios config, spread, hot, reads), BENCH_PROFILE=1 (V8 CPU profiles
+ * of the API and the worker in bench/results/profiles). Writes bench/results/latest.json.
  * Exit code: 0 every target met, 2 some target missed, 1 the bench itself failed.
  */
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
@@ -642,71 +643,71 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
     log('waiting for the service to be quiet');
     await quiesce(w);
     if (want('config')) {
-    const cfg = await getScenario(w, 'GET /config', [`${API}/config`]);
-    const cfgErrors = cfg.non2xx + cfg.errors + cfg.timeouts;
-    rows.push({
-      group: 'service', scenario: 'GET /config (authenticated)', rps: cfg.rps, p50: cfg.p50, p99: cfg.p99, errors: cfgErrors,
-      ratio: cfg.rps / c.bare.rps, ratioTo: 'bare Fastify', target: `≥ ${TARGETS.readVsBare}× bare Fastify, 0 errors`,
-      pass: cfg.rps / c.bare.rps >= TARGETS.readVsBare && cfgErrors === 0, notes: [...cpuNote(cfg), ...failuresNote(cfg)],
-    });
+      const cfg = await getScenario(w, 'GET /config', [`${API}/config`]);
+      const cfgErrors = cfg.non2xx + cfg.errors + cfg.timeouts;
+      rows.push({
+        group: 'service', scenario: 'GET /config (authenticated)', rps: cfg.rps, p50: cfg.p50, p99: cfg.p99, errors: cfgErrors,
+        ratio: cfg.rps / c.bare.rps, ratioTo: 'bare Fastify', target: `≥ ${TARGETS.readVsBare}× bare Fastify, 0 errors`,
+        pass: cfg.rps / c.bare.rps >= TARGETS.readVsBare && cfgErrors === 0, notes: [...cpuNote(cfg), ...failuresNote(cfg)],
+      });
     }
 
     const scenarios: Array<['spread' | 'hot balance', PayResult]> = [];
     let spreadRps: number | undefined;
     if (want('spread')) {
-    const spread = await payScenario(w, `quote + immediate execution over ${SENDERS} balances`, w.senders);
-    scenarios.push(['spread', spread]);
-    spreadRps = spread.r.rps;
-    const spreadErrors = spread.r.non2xx + spread.r.errors + spread.r.timeouts;
-    rows.push({
-      group: 'service', scenario: `quote+execute, ${SENDERS} balances`, rps: spread.r.rps, p50: spread.r.p50, p99: spread.r.p99, errors: spreadErrors,
-      ratio: spread.r.rps / c.tpcb.tps, ratioTo: 'pgbench tpcb-like',
-      target: `≥ ${TARGETS.paymentVsTpcb}× tpcb-like, p99 ≤ ${TARGETS.paymentP99Ms} ms, 0 errors, money exact, no backlog growth`,
-      pass: spread.r.rps / c.tpcb.tps >= TARGETS.paymentVsTpcb && spread.r.p99 <= TARGETS.paymentP99Ms && spreadErrors === 0 && spread.money.exact && !spread.backlog.grows,
-      notes: [
-        `${fmtRatio(spread.r.rps / c.pay.tps)} of payment.sql`,
-        spread.money.exact ? 'money exact' : `MONEY NOT EXACT: ${spread.money.problems.join('; ')}`,
-        `backlog ${spread.backlog.grows ? 'GREW' : 'steady'} (PROCESSING mean ${spread.backlog.mean}, max ${spread.backlog.max}, ${spread.backlog.slopePerS}/s; queue max ${spread.backlog.maxQueued})`,
-        `${spread.money.written} payments written, ${spread.money.answered} answered; quiet again ${spread.money.drainMs} ms after the load`,
-        ...cpuNote(spread.r),
-        ...failuresNote(spread.r),
-      ],
-      detail: { money: spread.money, backlog: spread.backlog, transactions: spread.r.transactionIds?.length, sent: spread.r.sentTotal },
-    });
+      const spread = await payScenario(w, `quote + immediate execution over ${SENDERS} balances`, w.senders);
+      scenarios.push(['spread', spread]);
+      spreadRps = spread.r.rps;
+      const spreadErrors = spread.r.non2xx + spread.r.errors + spread.r.timeouts;
+      rows.push({
+        group: 'service', scenario: `quote+execute, ${SENDERS} balances`, rps: spread.r.rps, p50: spread.r.p50, p99: spread.r.p99, errors: spreadErrors,
+        ratio: spread.r.rps / c.tpcb.tps, ratioTo: 'pgbench tpcb-like',
+        target: `≥ ${TARGETS.paymentVsTpcb}× tpcb-like, p99 ≤ ${TARGETS.paymentP99Ms} ms, 0 errors, money exact, no backlog growth`,
+        pass: spread.r.rps / c.tpcb.tps >= TARGETS.paymentVsTpcb && spread.r.p99 <= TARGETS.paymentP99Ms && spreadErrors === 0 && spread.money.exact && !spread.backlog.grows,
+        notes: [
+          `${fmtRatio(spread.r.rps / c.pay.tps)} of payment.sql`,
+          spread.money.exact ? 'money exact' : `MONEY NOT EXACT: ${spread.money.problems.join('; ')}`,
+          `backlog ${spread.backlog.grows ? 'GREW' : 'steady'} (PROCESSING mean ${spread.backlog.mean}, max ${spread.backlog.max}, ${spread.backlog.slopePerS}/s; queue max ${spread.backlog.maxQueued})`,
+          `${spread.money.written} payments written, ${spread.money.answered} answered; quiet again ${spread.money.drainMs} ms after the load`,
+          ...cpuNote(spread.r),
+          ...failuresNote(spread.r),
+        ],
+        detail: { money: spread.money, backlog: spread.backlog, transactions: spread.r.transactionIds?.length, sent: spread.r.sentTotal },
+      });
     }
 
     if (want('hot')) {
-    const hot = await payScenario(w, 'quote + immediate execution on one hot balance', [w.hot]);
-    scenarios.push(['hot balance', hot]);
-    const spreadOf = spreadRps ?? NaN;
-    const hotErrors = hot.r.non2xx + hot.r.errors + hot.r.timeouts;
-    rows.push({
-      group: 'service', scenario: 'quote+execute, one hot balance', rps: hot.r.rps, p50: hot.r.p50, p99: hot.r.p99, errors: hotErrors,
-      ratio: hot.r.rps / spreadOf, ratioTo: 'quote+execute spread',
-      target: `≥ ${TARGETS.hotVsSpread}× spread, 0 errors, money exact, no backlog growth`,
-      pass: hot.r.rps / spreadOf >= TARGETS.hotVsSpread && hotErrors === 0 && hot.money.exact && !hot.backlog.grows,
-      notes: [
-        `${fmtRatio(hot.r.rps / c.payHot.tps)} of payment.sql on one hot balance`,
-        hot.money.exact ? 'money exact' : `MONEY NOT EXACT: ${hot.money.problems.join('; ')}`,
-        `backlog ${hot.backlog.grows ? 'GREW' : 'steady'} (PROCESSING mean ${hot.backlog.mean}, max ${hot.backlog.max}, ${hot.backlog.slopePerS}/s; queue max ${hot.backlog.maxQueued})`,
-        `${hot.money.written} payments written, ${hot.money.answered} answered; quiet again ${hot.money.drainMs} ms after the load`,
-        ...cpuNote(hot.r),
-        ...failuresNote(hot.r),
-      ],
-      detail: { money: hot.money, backlog: hot.backlog, transactions: hot.r.transactionIds?.length, sent: hot.r.sentTotal },
-    });
+      const hot = await payScenario(w, 'quote + immediate execution on one hot balance', [w.hot]);
+      scenarios.push(['hot balance', hot]);
+      const spreadOf = spreadRps ?? NaN;
+      const hotErrors = hot.r.non2xx + hot.r.errors + hot.r.timeouts;
+      rows.push({
+        group: 'service', scenario: 'quote+execute, one hot balance', rps: hot.r.rps, p50: hot.r.p50, p99: hot.r.p99, errors: hotErrors,
+        ratio: hot.r.rps / spreadOf, ratioTo: 'quote+execute spread',
+        target: `≥ ${TARGETS.hotVsSpread}× spread, 0 errors, money exact, no backlog growth`,
+        pass: hot.r.rps / spreadOf >= TARGETS.hotVsSpread && hotErrors === 0 && hot.money.exact && !hot.backlog.grows,
+        notes: [
+          `${fmtRatio(hot.r.rps / c.payHot.tps)} of payment.sql on one hot balance`,
+          hot.money.exact ? 'money exact' : `MONEY NOT EXACT: ${hot.money.problems.join('; ')}`,
+          `backlog ${hot.backlog.grows ? 'GREW' : 'steady'} (PROCESSING mean ${hot.backlog.mean}, max ${hot.backlog.max}, ${hot.backlog.slopePerS}/s; queue max ${hot.backlog.maxQueued})`,
+          `${hot.money.written} payments written, ${hot.money.answered} answered; quiet again ${hot.money.drainMs} ms after the load`,
+          ...cpuNote(hot.r),
+          ...failuresNote(hot.r),
+        ],
+        detail: { money: hot.money, backlog: hot.backlog, transactions: hot.r.transactionIds?.length, sent: hot.r.sentTotal },
+      });
     }
 
     if (want('reads')) {
-    const ids = shuffle(scenarios.flatMap(([, s]) => s.r.transactionIds ?? [])).slice(0, 5000);
-    if (ids.length === 0) throw new Error('no payment succeeded: nothing to read with GET /transactions/{id}');
-    const tx = await getScenario(w, `GET /transactions/{id} (${ids.length} payments)`, ids.map((id) => `${API}/transactions/${id}`));
-    const txErrors = tx.non2xx + tx.errors + tx.timeouts;
-    rows.push({
-      group: 'service', scenario: 'GET /transactions/{id}', rps: tx.rps, p50: tx.p50, p99: tx.p99, errors: txErrors,
-      ratio: tx.rps / c.bare.rps, ratioTo: 'bare Fastify', target: `≥ ${TARGETS.readVsBare}× bare Fastify, 0 errors`,
-      pass: tx.rps / c.bare.rps >= TARGETS.readVsBare && txErrors === 0, notes: [...cpuNote(tx), ...failuresNote(tx)],
-    });
+      const ids = shuffle(scenarios.flatMap(([, s]) => s.r.transactionIds ?? [])).slice(0, 5000);
+      if (ids.length === 0) throw new Error('no payment succeeded: nothing to read with GET /transactions/{id}');
+      const tx = await getScenario(w, `GET /transactions/{id} (${ids.length} payments)`, ids.map((id) => `${API}/transactions/${id}`));
+      const txErrors = tx.non2xx + tx.errors + tx.timeouts;
+      rows.push({
+        group: 'service', scenario: 'GET /transactions/{id}', rps: tx.rps, p50: tx.p50, p99: tx.p99, errors: txErrors,
+        ratio: tx.rps / c.bare.rps, ratioTo: 'bare Fastify', target: `≥ ${TARGETS.readVsBare}× bare Fastify, 0 errors`,
+        pass: tx.rps / c.bare.rps >= TARGETS.readVsBare && txErrors === 0, notes: [...cpuNote(tx), ...failuresNote(tx)],
+      });
     }
 
     for (const [label, s] of scenarios) {
