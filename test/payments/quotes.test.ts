@@ -9,6 +9,8 @@ import { priceQuote } from '../../src/domains/fees/pricing.js';
 let env: TestEnv;
 let workers: RunningWorkers;
 let receiver: Receiver;
+/** Whether the receiver has had a delivery of each of these event types. */
+const receivedAll = (types: string[]) => types.every((ty) => receiver.received.some((r) => r.json.type === ty));
 
 beforeAll(async () => {
   env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0.01', SANDBOX_RETURN_AFTER_MS: '1500', PAYMENT_POLL_MIN_MS: '20' });
@@ -85,8 +87,9 @@ describe('fund → quote → execute → COMPLETED', () => {
     expect(await balances(env, s.platformUsd)).toEqual({ available: BigInt(q.platformFeesIncluded), held: 0n });
     await expectLedgerConsistent(env, s.p.platformId);
 
-    await eventually(async () => receiver.received.some((r) => r.json.type === 'OUTGOING_PAYMENT.COMPLETED'));
-    // Deliveries are unordered (decision A7); event ids are time-ordered, as a platform would sort them.
+    // Deliveries are unordered (decision A7): every one expected has arrived, whatever the order.
+    await eventually(async () => receivedAll(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']) && receiver.received.some((r) => r.json.type === 'INTERNAL_ACCOUNT.BALANCE_UPDATED' && r.json.data.id === s.platformUsd));
+    // Event ids are time-ordered, as a platform would sort them.
     const types = [...receiver.received].sort((a, b) => (a.json.id < b.json.id ? -1 : 1)).map((r) => r.json.type).filter((ty) => ty.startsWith('OUTGOING_PAYMENT.'));
     expect(types).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
     const completed = receiver.received.find((r) => r.json.type === 'OUTGOING_PAYMENT.COMPLETED')!.json.data;
@@ -144,8 +147,9 @@ describe('failures and refunds', () => {
     expect(await balances(env, s.usd)).toEqual({ available: 100_000n, held: 0n });
     expect(await balances(env, s.platformUsd)).toEqual({ available: 0n, held: 0n });
     await expectLedgerConsistent(env, s.p.platformId);
-    await eventually(async () => receiver.received.some((r) => r.json.type === 'OUTGOING_PAYMENT.REFUND_COMPLETED'));
-    // Deliveries are unordered (decision A7); event ids are time-ordered, as a platform would sort them.
+    // Deliveries are unordered (decision A7): every one expected has arrived, whatever the order.
+    await eventually(async () => receivedAll(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED']));
+    // Event ids are time-ordered, as a platform would sort them.
     const types = [...receiver.received].sort((a, b) => (a.json.id < b.json.id ? -1 : 1)).map((r) => r.json.type).filter((ty) => ty.startsWith('OUTGOING_PAYMENT.'));
     expect(types).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED']);
   });
