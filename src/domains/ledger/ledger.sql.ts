@@ -50,7 +50,7 @@ export function journalsCtes(
   const pid = s.param(j.platformId);
   const at = s.param(j.at);
   // Arrays (not a VALUES list): the statement's text is the same for any number of accounts — one
-  // prepared statement, planned once, for every batch. svc_balance_moves (migration 20261126020000)
+  // prepared statement, planned once, for every batch. svc_balance_moves (migrations 20261126020000/030000)
   // unnests them as rows the planner counts as one, so each account is found by its key; the other
   // conditions are wrapped so no index serves them (`(…) IS TRUE`), whatever the statistics say of the
   // platform's rows (a fresh platform's look few: a scan of them all).
