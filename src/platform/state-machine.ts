@@ -9,7 +9,7 @@ import type { TenantDb, TenantTx } from './db.js';
 import { ConflictError, invariant } from './errors.js';
 import type { IdempotencyClaim } from './idempotency.js';
 import { newId } from './ids.js';
-import { recordEvents, type OutboxEvent } from './outbox.js';
+import { jsonText, recordEvents, type OutboxEvent } from './outbox.js';
 
 // ------------------------------------------------------------------------------------ lifecycles as data
 
@@ -450,5 +450,5 @@ function toRow<Row>(raw: Record<string, unknown>): Row {
 
 /** A JSON value for `set` (jsonb columns): `set: { errors: jsonValue(errors) }`. */
 export function jsonValue(value: unknown): Prisma.Sql {
-  return Prisma.sql`${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))}::jsonb`;
+  return Prisma.sql`${jsonText(value)}::jsonb`;
 }

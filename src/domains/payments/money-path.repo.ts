@@ -174,7 +174,7 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
   s.with('settle_k', `SELECT * FROM json_to_recordset(${s.param(JSON.stringify(answers))}::json) AS k(id text, ref text, submitted_at timestamptz, reconcile_after timestamptz)`);
   // The row's own answer (NULL when it has none) and whether it carries one at all.
   const answer = (column: 'ref' | 'submitted_at' | 'reconcile_after') => Prisma.raw(`(SELECT k.${column} FROM settle_k k WHERE k.id = "transactions"."id")`);
-  const answered = Prisma.raw(`(SELECT k.ref IS NOT NULL FROM settle_k k WHERE k.id = "transactions"."id")`);
+  const answered = Prisma.sql`(${answer('ref')} IS NOT NULL)`;
   // A reference stored before (an earlier submission's) is kept, with its submission time and watch.
   const sub: SetColumns<Transaction> = {
     railReference: Prisma.sql`COALESCE("rail_reference", ${answer('ref')})`,

@@ -170,7 +170,8 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
       if (job.name === 'submits') return submitAll(deps, submits, (job.data as unknown as SubmitsJob).items);
       const data = job.data;
       if (job.name === 'refund') return refundPayment(deps, data.platformId, data.transactionId);
-      const outcome = job.name === 'submit' ? await submits.load({ platformId: data.platformId, transactionId: data.transactionId }) : await runStep(deps, job.name, data);
+      if (job.name === 'submit') return submitOne(deps, submits, data);
+      const outcome = await runStep(deps, job.name, data);
       await scheduleNext(deps, { platformId: data.platformId, transactionId: data.transactionId }, outcome, job.name === 'poll' || job.name === 'reconcile' ? data.token : undefined);
       return outcome.next;
     },
@@ -184,16 +185,18 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
  * their work done (every step is idempotent) and repeats only the failed one's.
  */
 async function submitAll(deps: AppDeps, submits: DataLoader<PaymentJob, StepOutcome>, items: PaymentJob[]): Promise<string[]> {
-  const outcomes = await Promise.allSettled(
-    items.map(async (item) => {
-      const outcome = await submits.load({ platformId: item.platformId, transactionId: item.transactionId });
-      await scheduleNext(deps, item, outcome, undefined);
-      return outcome.next;
-    }),
-  );
+  const outcomes = await Promise.allSettled(items.map((item) => submitOne(deps, submits, item)));
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failed) throw failed.reason;
   return outcomes.map((o) => (o as PromiseFulfilledResult<string>).value);
+}
+
+/** One payment's submission, through the worker's batches, then its next check scheduled. */
+async function submitOne(deps: AppDeps, submits: DataLoader<PaymentJob, StepOutcome>, item: PaymentJob): Promise<StepOutcome['next']> {
+  const key = { platformId: item.platformId, transactionId: item.transactionId };
+  const outcome = await submits.load(key);
+  await scheduleNext(deps, key, outcome, undefined);
+  return outcome.next;
 }
 
 /** Bounded sweep (QUOTE_EXPIRY_SWEEP_INTERVAL_MS): expires quotes past `expiresAt`. */
