@@ -37,7 +37,7 @@ export function journalsCtes(
   const journals = j.journals.map((x) => {
     const postings = x.postings.filter((p) => p.amount !== 0n);
     invariant(unbalancedCurrencies(postings).length === 0, `journal ${x.key} does not balance`);
-    return { ...x, id: newId('Journal'), postings };
+    return { key: x.key, kind: x.kind, referenceId: x.referenceId, id: newId('Journal'), postings };
   });
   s.insert(`${j.prefix}_j`, 'ledger_journals', journals.map((x) => ({ id: x.id, platformId: j.platformId, idempotencyKey: x.key, kind: x.kind, referenceId: x.referenceId, createdAt: j.at })));
   s.insert(

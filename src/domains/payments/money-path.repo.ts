@@ -4,8 +4,9 @@ import type pg from 'pg';
 import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
 import { newId } from '../../platform/ids.js';
-import { toJson } from '../../platform/outbox.js';
-import { OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
+import { merged } from '../../platform/objects.js';
+import { jsonText } from '../../platform/outbox.js';
+import { JsonText, OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
 import { transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimInsertSql, claimTaken } from '../../platform/idempotency.js';
@@ -66,8 +67,8 @@ export async function startPendingPayment(ctx: Ctx, pending: StartedPayment): Pr
 function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
   const now = ctx.clock.now();
   return {
-    transaction: { ...pending.transaction, status: 'PROCESSING', updatedAt: now },
-    quote: { ...pending.quote, status: 'PROCESSING', executedAt: now, updatedAt: now },
+    transaction: merged(pending.transaction, { status: 'PROCESSING' as const, updatedAt: now }),
+    quote: merged(pending.quote, { status: 'PROCESSING' as const, executedAt: now, updatedAt: now }),
   };
 }
 
@@ -99,7 +100,7 @@ async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, even
 
 /** CTE `tev`: the transaction's events, one per state in `states`, in order. */
 function transactionEventsCte(ctx: Ctx, s: OneStatement, states: Transaction[]): void {
-  s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId: ctx.platformId, type: `${eventPrefix(state)}.${state.status}`, data: toJson(transactionResource(state)) })));
+  s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId: ctx.platformId, type: `${eventPrefix(state)}.${state.status}`, data: new JsonText(jsonText(transactionResource(state))) })));
 }
 
 /**
@@ -109,7 +110,7 @@ function transactionEventsCte(ctx: Ctx, s: OneStatement, states: Transaction[]):
 function insertedHistoryCte(ctx: Ctx, s: OneStatement, t: Transaction): void {
   const move = transactionTransitions.execute;
   const moved = [{ machine: transactionStatus.machine, resourceId: t.id }, ...(t.quoteId ? [{ machine: quoteStatus.machine, resourceId: t.quoteId }] : [])];
-  s.insert('h', 'status_changes', moved.map((m) => ({ id: newId('StatusChange'), platformId: ctx.platformId, ...m, event: 'execute', fromStatus: move.from[0], toStatus: move.to, createdAt: t.updatedAt })));
+  s.insert('h', 'status_changes', moved.map((m) => ({ id: newId('StatusChange'), platformId: ctx.platformId, machine: m.machine, resourceId: m.resourceId, event: 'execute', fromStatus: move.from[0], toStatus: move.to, createdAt: t.updatedAt })));
 }
 
 /** The rail's answer to a submission, stored with the settlement when it completed at once. */
@@ -168,7 +169,18 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
   const settled: Transaction[] = [];
   const answers: Array<{ id: string; ref: string | null; submitted_at: Date | null; reconcile_after: Date | null }> = [];
   for (const { t, submission } of list) {
-    settled.push({ ...t, status: 'COMPLETED', settledAt: now, updatedAt: now, pendingReason: null, ...(submission && !t.railReference ? { railReference: submission.reference, submittedAt: submission.submittedAt, reconcileAfter: submission.reconcileAfter } : {}) });
+    const answer = submission && !t.railReference ? submission : undefined;
+    settled.push(
+      merged(t, {
+        status: 'COMPLETED' as const,
+        settledAt: now,
+        updatedAt: now,
+        pendingReason: null,
+        railReference: answer ? answer.reference : t.railReference,
+        submittedAt: answer ? answer.submittedAt : t.submittedAt,
+        reconcileAfter: answer ? answer.reconcileAfter : t.reconcileAfter,
+      }),
+    );
     answers.push({ id: t.id, ref: submission?.reference ?? null, submitted_at: submission?.submittedAt ?? null, reconcile_after: submission?.reconcileAfter ?? null });
   }
   s.with('settle_k', `SELECT * FROM json_to_recordset(${s.param(JSON.stringify(answers))}::json) AS k(id text, ref text, submitted_at timestamptz, reconcile_after timestamptz)`);

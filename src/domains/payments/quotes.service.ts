@@ -7,6 +7,7 @@ import { recordEvent } from '../../platform/outbox.js';
 import { getConfig } from '../platforms/index.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
+import { merged } from '../../platform/objects.js';
 import type { Customer, InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
 import { postJournal } from '../ledger/index.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
@@ -45,9 +46,9 @@ async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedS
     const customer = await rowById<Customer>(poolOf(ctx.prisma), 'customers', ctx.platformId, account.customerId);
     if (!customer || customer.isDeleted) throw new NotFoundError('USER_NOT_FOUND', 'The source account\'s customer was not found.');
     if (customer.status !== 'APPROVED') throw new ForbiddenError('USER_NOT_READY', `The customer's verification status is ${customer.status}; money movement needs APPROVED.`);
-    return { ...account, platformCustomerId: customer.platformCustomerId, customer };
+    return merged(account, { platformCustomerId: customer.platformCustomerId, customer });
   }
-  return { ...account, platformCustomerId: null };
+  return merged(account, { platformCustomerId: null });
 }
 
 async function resolveDestination(ctx: Ctx, body: CreateQuoteBody, source: InternalAccount): Promise<ResolvedDestination> {
@@ -158,7 +159,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   const sourceJson = source.realtime
     ? { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}), ...(body.source.sourceType === 'REALTIME_FUNDING' && body.source.cryptoNetwork ? { cryptoNetwork: body.source.cryptoNetwork.toUpperCase() } : {}) }
     : { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}) };
-  const common = {
+  const common = merged({
     customerId: source.customerId,
     sourceAccountId: source.id,
     source: sourceJson,
@@ -173,12 +174,11 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     remittanceInformation: body.remittanceInformation ?? null,
     purposeOfPayment: body.purposeOfPayment ?? null,
     agentId: ctx.agent?.agentId ?? null,
-    // REF's rateDetails and paymentInstructions, on the quote and its transaction alike (issue 13).
-    ...feeSplitColumns(pricing, source.currency, dest.currency, umaPayment?.multiplier),
+    // REF's paymentInstructions and rateDetails (the fee split's columns), on the quote and its transaction alike (issue 13).
     paymentInstructions: instructions.map((i) => i.wire) as any,
     createdAt: now,
     updatedAt: now,
-  };
+  }, feeSplitColumns(pricing, source.currency, dest.currency, umaPayment?.multiplier));
   if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !umaPayment) {
     // Issue 12: a platform's prefunded immediate payment is written by one statement (money-path.repo.ts).
     const pending = pendingRows(ctx, { quoteId, transactionId, body, pricing, source, dest, expiresAt, common });
@@ -244,8 +244,7 @@ function pendingRows(
   ctx: Ctx,
   i: { quoteId: string; transactionId: string; body: CreateQuoteBody; pricing: Pricing; source: ResolvedSource; dest: ResolvedDestination; expiresAt: Date; common: QuoteCommon },
 ): { quote: Quote; transaction: Transaction } {
-  const quote: Quote = {
-    ...i.common,
+  const quote: Quote = merged(i.common, {
     id: i.quoteId,
     platformId: ctx.platformId,
     status: 'PENDING',
@@ -263,9 +262,8 @@ function pendingRows(
     lookupId: null,
     umaPayment: null,
     funding: 'ACCOUNT',
-  };
-  const transaction: Transaction = {
-    ...i.common,
+  });
+  const transaction: Transaction = merged(i.common, {
     id: i.transactionId,
     platformId: ctx.platformId,
     quoteId: i.quoteId,
@@ -293,7 +291,7 @@ function pendingRows(
     approvalRequestedAt: null,
     agentCountedAmount: null,
     counterpartyInformation: null,
-  };
+  });
   return { quote, transaction };
 }
 
