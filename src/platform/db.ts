@@ -8,7 +8,10 @@ export type { PrismaClient };
 
 export interface DbOptions {
   poolMax?: number;
-  /** How long a transaction may wait for a pooled connection before giving up (then 503). */
+  /**
+   * How long a statement or transaction may wait for a pooled connection (or for a new one to open)
+   * before giving up (then 503): Prisma's interactive transactions and the hot path's raw statements alike.
+   */
   txMaxWaitMs?: number;
   /** Upper bound on one interactive transaction. */
   txTimeoutMs?: number;
@@ -27,7 +30,8 @@ const poolOfClient = new WeakMap<pg.PoolClient | pg.Client, pg.Pool>();
 export function createPrisma(databaseUrl: string, opts: DbOptions | number = {}): PrismaClient {
   const o = typeof opts === 'number' ? { poolMax: opts } : opts;
   // Our pool, handed to Prisma: hot paths may run raw SQL on the same connections (poolOf).
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: o.poolMax ?? 10 });
+  // A bounded wait for a connection: without it a raw statement queues forever behind a busy pool.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: o.poolMax ?? 10, connectionTimeoutMillis: o.txMaxWaitMs ?? 10_000 });
   prepared.set(pool, o.preparedStatements ?? true);
   pool.on('connect', (client) => {
     poolOfClient.set(client, pool);
@@ -89,7 +93,17 @@ export function onStatement(prisma: PrismaClient, listener: StatementListener): 
 
 /** The pool had no connection in time: overload, not a bug; the client may retry. */
 export function isPoolExhausted(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2028' && /start a transaction/i.test(err.message);
+  if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2028' && /start a transaction/i.test(err.message)) return true;
+  // pg-pool's own: no connection came free, or none could be opened, within connectionTimeoutMillis.
+  return POOL_TIMEOUTS.has((err as Error | null)?.message ?? '') || POOL_TIMEOUTS.has(driverMessage(err) ?? '');
+}
+
+const POOL_TIMEOUTS = new Set(['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout']);
+
+/** The message of the driver error Prisma wrapped, if any. */
+function driverMessage(err: unknown): string | undefined {
+  const cause = (err as { meta?: { driverAdapterError?: { cause?: { message?: unknown; kind?: unknown } } } } | null)?.meta?.driverAdapterError?.cause;
+  return typeof cause?.message === 'string' ? cause.message : undefined;
 }
 
 /**

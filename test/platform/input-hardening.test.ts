@@ -5,7 +5,7 @@ import { BASE, createTestEnv, type TestEnv, type TestPlatform } from '../helpers
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { anApprovedCustomer } from '../helpers/builders.js';
-import { createPrisma } from '../../src/platform/db.js';
+import { createPrisma, poolOf, query } from '../../src/platform/db.js';
 
 /**
  * Issue 11 item 4: characters Postgres cannot store are refused at the edge (400 INVALID_INPUT naming
@@ -214,6 +214,38 @@ describe('errors the framework raises itself', () => {
       expect(res.headers['x-request-id']).toBeTruthy();
       expect(JSON.parse(res.body)).toMatchObject({ status: 400, code: 'INVALID_INPUT', details: { errors: [{ field: 'customerId' }] } });
     });
+  });
+});
+
+describe('a pool with no connection free', () => {
+  it('is 503 SERVICE_UNAVAILABLE with Retry-After once the bounded wait is over, for raw statements and Prisma alike', async () => {
+    // One connection, taken and held by another caller for the whole test: every request must wait
+    // for it, and the wait ends at DATABASE_TX_MAX_WAIT_MS (here 200 ms) instead of never.
+    const busyDb = createPrisma(env.config.DATABASE_URL, { poolMax: 1, txMaxWaitMs: 200 });
+    const held = await poolOf(busyDb).connect();
+    const busy = await createTestEnv({}, {
+      extend: (app) => {
+        app.get('/db-hot', async () => (await query(poolOf(busyDb), 'SELECT 1 AS one', [])).rows);
+        app.get('/db-raw', async () => busyDb.$queryRaw`SELECT 1`);
+        app.get('/db-model', async () => busyDb.customer.findMany());
+        app.get('/db-tx', async () => busyDb.$transaction(async (tx) => tx.customer.count()));
+      },
+    });
+    try {
+      for (const url of ['/db-hot', '/db-raw', '/db-model', '/db-tx']) {
+        const res = await busy.app.inject({ method: 'GET', url });
+        expectError(res, 503, 'SERVICE_UNAVAILABLE');
+        expect(res.headers['retry-after']).toBe('1');
+      }
+      // Once the connection is back, the same routes answer.
+      held.release();
+      const res = await busy.app.inject({ method: 'GET', url: '/db-hot' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual([{ one: 1 }]);
+    } finally {
+      await busy.close();
+      await busyDb.$disconnect();
+    }
   });
 });
 
