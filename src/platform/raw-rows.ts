@@ -30,6 +30,12 @@ export async function rowById<T>(pool: pg.Pool, table: string, platformId: strin
   return modelRows<T>(await query(pool, `SELECT * FROM ${table} WHERE id = $1 AND platform_id = $2`, [id, platformId]))[0];
 }
 
+/** rowById for many ids at once: the rows found, in no particular order. */
+export async function rowsByIds<T>(pool: pg.Pool, table: string, platformId: string, ids: readonly string[]): Promise<T[]> {
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`rowsByIds: bad table ${table}`);
+  return modelRows<T>(await query(pool, `SELECT * FROM ${table} WHERE id = ANY($1::text[]) AND platform_id = $2`, [ids, platformId]));
+}
+
 const INT8 = 20;
 const DATE = 1082;
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
-import { submitPayment } from '../../src/domains/payments/settlement.service.js';
+import { submitPayment, submitPayments } from '../../src/domains/payments/settlement.service.js';
 import { internalAccountResource } from '../../src/domains/ledger/index.js';
 import { toJson } from '../../src/platform/outbox.js';
 
@@ -15,6 +15,8 @@ const BUDGET = {
   quoteImmediateExecuteIdempotent: 6,
   execute: 4,
   settle: 5,
+  /** The worker's path: submitPayments, a batch of one when it has no backlog. */
+  submitBatchOfOne: 4,
 };
 
 let env: TestEnv;
@@ -151,5 +153,26 @@ describe('statement budget of the money path', () => {
       .map((e) => e.type)
       .slice(-5);
     expect(types).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'INTERNAL_ACCOUNT.BALANCE_UPDATED', 'OUTGOING_PAYMENT.COMPLETED']);
+  });
+
+  it(`the worker settles a batch of one in at most ${BUDGET.submitBatchOfOne} statements, once`, async () => {
+    const s = await setup();
+    const q = (await s.p.request({ method: 'POST', url: '/quotes', payload: payment(s, 4_000) })).json();
+    expect(q.status).toBe('PROCESSING');
+    const { result, statements } = await counted(() => submitPayments(env.deps, [{ platformId: s.p.platformId, transactionId: q.transactionId }]));
+    console.log(`batch of one: ${statements.length} statements\n  ${statements.join('\n  ')}`);
+    // Settled for good at once (no bank return to watch for): nothing is left to schedule.
+    expect(result).toEqual([{ next: 'SKIP' }]);
+    expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(BUDGET.submitBatchOfOne);
+    const t = (await s.p.request({ method: 'GET', url: `/transactions/${q.transactionId}` })).json();
+    expect(t.status).toBe('COMPLETED');
+    expect((await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } })).reconcileAfter).toBeNull();
+    const b = await balances(env, s.usd);
+    expect(b.held).toBe(0n);
+    expect(b.available).toBe(1_000_000n - 4_000n);
+    await expectLedgerConsistent(env, s.p.platformId);
+    // Run again (a redelivered job): nothing moves twice.
+    expect(await submitPayments(env.deps, [{ platformId: s.p.platformId, transactionId: q.transactionId }])).toEqual([{ next: 'SKIP' }]);
+    expect((await balances(env, s.usd)).available).toBe(1_000_000n - 4_000n);
   });
 });

@@ -1,6 +1,6 @@
 import type { Ctx } from '../../deps.js';
 import { poolOf, type TenantDb, type TenantTx } from '../../platform/db.js';
-import { rowById } from '../../platform/raw-rows.js';
+import { rowById, rowsByIds } from '../../platform/raw-rows.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { statusColumn, transition, transitionWhere, tryTransition } from '../../platform/state-machine.js';
 import { toJson } from '../../platform/outbox.js';
@@ -60,9 +60,12 @@ export async function findAnyAccount(ctx: Ctx, id: string): Promise<ExternalAcco
   return row ? toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) : undefined;
 }
 
-/** findAnyAccount for many ids at once (one read): the batched payout submission's destinations. */
+/**
+ * findAnyAccount for many ids at once (one read): the batched payout submission's destinations. A
+ * prepared raw statement (issue 12): the payments worker reads it for every batch.
+ */
 export async function findAnyAccounts(ctx: Ctx, ids: string[]): Promise<ExternalAccountRecord[]> {
-  const rows = await ctx.db.externalAccount.findMany({ where: { id: { in: ids } } });
+  const rows = await rowsByIds<Row>(poolOf(ctx.prisma), 'external_accounts', ctx.platformId, ids);
   return rows.map((row) => toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY));
 }
 

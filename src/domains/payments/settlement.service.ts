@@ -231,10 +231,11 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
  * (internal or UMA destination, already claimed or submitted, no longer PROCESSING), a rail that did
  * not complete at once or threw — goes through submitPayment (or, once submitted, applyPayoutResult)
  * on its own, where each case is handled as it always was. Outcomes (or the error of a payment's own
- * path) are in the order of `items`.
+ * path) are in the order of `items`. A batch of one takes this path too: its four statements (claim,
+ * destination, the sandbox bank's, settlement) are raw and prepared but one, where submitPayment's
+ * reads and claim go through Prisma (a worker without a backlog submits one payment at a time).
  */
 export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platformId: string; transactionId: string }>): Promise<Array<StepOutcome | Error>> {
-  if (items.length === 1) return [await submitPayment(deps, items[0]!.platformId, items[0]!.transactionId).catch(asError)];
   const outcomes = new Map<string, Promise<StepOutcome>>();
   const claimed = await claimSubmissions(poolOf(deps.prisma), items, deps.clock.now()).catch((err: unknown) => {
     // A deadlock with another batch over a duplicate job, a lost connection: one by one instead.
