@@ -151,7 +151,8 @@ describe('batched payout submission', () => {
     expect(outcomes.filter((o) => o instanceof Error)).toEqual([]);
     // The claim, the destinations, the bank's payouts (the sandbox takes batches) and ONE settlement statement for all.
     console.log(`batch of ${ids.length}: ${statements.length} statements`);
-    const settles = statements.filter((s) => s.startsWith('WITH settle_k'));
+    const isSettlement = (s: string) => s.includes('"settled_at" = ') && s.includes('INSERT INTO ledger_journals');
+    const settles = statements.filter(isSettlement);
     expect(settles).toHaveLength(1);
     expect(statements.filter((s) => s.includes('INSERT INTO sandbox_bank_payouts'))).toHaveLength(1);
     expect(statements.length).toBeLessThanOrEqual(4);
@@ -171,7 +172,7 @@ describe('batched payout submission', () => {
     const stopSingle = onStatement(env.deps.prisma, (text) => single.push(text));
     expect(await submitPayments(env.deps, [{ platformId: a.p.platformId, transactionId: alone }])).toEqual([{ next: 'SKIP' }]);
     stopSingle();
-    expect(single.filter((s) => s.startsWith('WITH settle_k'))).toEqual(settles);
+    expect(single.filter(isSettlement)).toEqual(settles);
     expect((await status(a.p, alone)).status).toBe('COMPLETED');
   });
 

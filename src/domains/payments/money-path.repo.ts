@@ -161,31 +161,38 @@ export async function settlePayments(ctx: Ctx, list: Settlement[]): Promise<bool
  * settlePayment's (and settlePayments') statement, set-based: one compare-and-set for the lot, one move
  * of their quotes, one insert of each kind — the same text for any number of payments, so a batch is
  * one prepared statement, planned once (a chain of CTEs per payment cost more to plan than to run).
- * The rail's answers ride along in `settle_k` (one row per payment; `ref` null: no answer to store).
+ * The rail's answers ride along as arrays parallel to the payments' ids (`ref` null: no answer to
+ * store), each row picking its own by its id's position: plain expressions, where a recordset read by
+ * subqueries made every row cost as much as scanning it, so the planner estimated its generic plan
+ * dearer than a fresh one and planned the statement on every batch.
  */
 function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
   const now = ctx.clock.now();
   const s = new OneStatement();
   const settled: Transaction[] = [];
-  const answers: Array<{ id: string; ref: string | null; submitted_at: Date | null; reconcile_after: Date | null }> = [];
+  const answers = { id: [] as string[], ref: [] as Array<string | null>, submitted_at: [] as Array<string | null>, reconcile_after: [] as Array<string | null> };
   for (const { t, submission } of list) {
-    const answer = submission && !t.railReference ? submission : undefined;
+    const fresh = submission && !t.railReference ? submission : undefined;
     settled.push(
       merged(t, {
         status: 'COMPLETED' as const,
         settledAt: now,
         updatedAt: now,
         pendingReason: null,
-        railReference: answer ? answer.reference : t.railReference,
-        submittedAt: answer ? answer.submittedAt : t.submittedAt,
-        reconcileAfter: answer ? answer.reconcileAfter : t.reconcileAfter,
+        railReference: fresh ? fresh.reference : t.railReference,
+        submittedAt: fresh ? fresh.submittedAt : t.submittedAt,
+        reconcileAfter: fresh ? fresh.reconcileAfter : t.reconcileAfter,
       }),
     );
-    answers.push({ id: t.id, ref: submission?.reference ?? null, submitted_at: submission?.submittedAt ?? null, reconcile_after: submission?.reconcileAfter ?? null });
+    answers.id.push(t.id);
+    answers.ref.push(submission?.reference ?? null);
+    answers.submitted_at.push(submission?.submittedAt.toISOString() ?? null);
+    answers.reconcile_after.push(submission?.reconcileAfter?.toISOString() ?? null);
   }
-  s.with('settle_k', `SELECT * FROM json_to_recordset(${s.param(JSON.stringify(answers))}::json) AS k(id text, ref text, submitted_at timestamptz, reconcile_after timestamptz)`);
+  const ids = s.param(answers.id);
+  const arrays = { ref: `${s.param(answers.ref)}::text[]`, submitted_at: `${s.param(answers.submitted_at)}::timestamptz[]`, reconcile_after: `${s.param(answers.reconcile_after)}::timestamptz[]` };
   // The row's own answer (NULL when it has none) and whether it carries one at all.
-  const answer = (column: 'ref' | 'submitted_at' | 'reconcile_after') => Prisma.raw(`(SELECT k.${column} FROM settle_k k WHERE k.id = "transactions"."id")`);
+  const answer = (column: keyof typeof arrays) => Prisma.raw(`(${arrays[column]})[array_position(${ids}::text[], "transactions"."id")]`);
   const answered = Prisma.sql`(${answer('ref')} IS NOT NULL)`;
   // A reference stored before (an earlier submission's) is kept, with its submission time and watch.
   const sub: SetColumns<Transaction> = {
