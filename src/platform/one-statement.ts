@@ -123,21 +123,23 @@ function rowsJson(rows: ReadonlyArray<Record<string, unknown>>): { json: string;
     let out = '';
     for (const k in row) {
       const v = row[k];
-      if (v === undefined) continue;
+      // Left out as JSON.stringify leaves it out (undefined, a function): the column keeps its default.
+      const text = v === undefined ? undefined : valueJson(v);
+      if (text === undefined) continue;
       const column = ident(snakeCase(k));
       columns.add(column);
-      out += `${out ? ',' : ''}"${column}":${valueJson(v)}`;
+      out += `${out ? ',' : ''}"${column}":${text}`;
     }
     json += `${json.length > 1 ? ',' : ''}{${out}}`;
   }
   return { json: `${json}]`, columns: [...columns] };
 }
 
-function valueJson(v: unknown): string {
+function valueJson(v: unknown): string | undefined {
   if (typeof v === 'bigint') return `"${v}"`;
   if (v instanceof Date) return `"${v.toISOString()}"`;
   if (v instanceof JsonText) return v.text;
-  return jsonText(v);
+  return jsonText(v) as string | undefined;
 }
 
 /** Identifiers checked once each: they are code's, a few hundred at most. */
