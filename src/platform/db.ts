@@ -95,15 +95,16 @@ export function onStatement(prisma: PrismaClient, listener: StatementListener): 
 export function isPoolExhausted(err: unknown): boolean {
   if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2028' && /start a transaction/i.test(err.message)) return true;
   // pg-pool's own: no connection came free, or none could be opened, within connectionTimeoutMillis.
-  return POOL_TIMEOUTS.has((err as Error | null)?.message ?? '') || POOL_TIMEOUTS.has(driverMessage(err) ?? '');
+  const wrapped = driverCause(err)?.message;
+  return POOL_TIMEOUTS.has((err as Error | null)?.message ?? '') || (typeof wrapped === 'string' && POOL_TIMEOUTS.has(wrapped));
 }
 
 const POOL_TIMEOUTS = new Set(['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout']);
 
-/** The message of the driver error Prisma wrapped, if any. */
-function driverMessage(err: unknown): string | undefined {
-  const cause = (err as { meta?: { driverAdapterError?: { cause?: { message?: unknown; kind?: unknown } } } } | null)?.meta?.driverAdapterError?.cause;
-  return typeof cause?.message === 'string' ? cause.message : undefined;
+/** The driver error Prisma wrapped (through @prisma/adapter-pg), if any. */
+export function driverCause(err: unknown): { message?: unknown; kind?: unknown; originalCode?: unknown } | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  return (err as { meta?: { driverAdapterError?: { cause?: { message?: unknown; kind?: unknown; originalCode?: unknown } } } }).meta?.driverAdapterError?.cause;
 }
 
 /**

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import findMyWay from 'find-my-way';
 import { DomainError, type FieldError } from '../errors.js';
-import { isPoolExhausted } from '../db.js';
+import { driverCause, isPoolExhausted } from '../db.js';
 
 export interface ErrorBody {
   status: number;
@@ -29,10 +29,10 @@ const UNAVAILABLE_SQLSTATES = new Set(['53300', '57P03', '57P01', '57P02', '0800
  * Retry-After, like an exhausted pool, rather than a 500.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } } } | null;
+  const e = err as { code?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
   if (typeof e.code === 'string' && UNAVAILABLE_PRISMA_CODES.has(e.code)) return true;
-  const cause = e.meta?.driverAdapterError?.cause;
+  const cause = driverCause(err);
   return (typeof cause?.kind === 'string' && UNAVAILABLE_DRIVER_KINDS.has(cause.kind)) || (typeof cause?.originalCode === 'string' && UNAVAILABLE_SQLSTATES.has(cause.originalCode));
 }
 
