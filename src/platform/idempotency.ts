@@ -86,12 +86,17 @@ export function claimTaken(claim: IdempotencyClaim): never {
 }
 
 /**
- * The claim's INSERT for a one-statement write (src/platform/one-statement.ts): RETURNING a row only
- * when this request wrote the record, so the statement can require exactly one.
+ * The claims' INSERT for a one-statement write (src/platform/one-statement.ts), one row per claim:
+ * RETURNING a row for each record this statement wrote, so the statement can require them all. The
+ * same text for any number of claims (arrays, one prepared statement). One key twice in the list is
+ * an error of the statement (a row cannot be written twice), not a refusal.
  */
-export function claimInsertSql(c: IdempotencyClaim, param: (v: unknown) => string, now: Date): string {
+export function claimsInsertSql(claims: IdempotencyClaim[], param: (v: unknown) => string, now: Date): string {
+  const column = <T>(f: (c: IdempotencyClaim) => T) => param(claims.map(f));
   return `INSERT INTO idempotency_records (platform_id, key, fingerprint, state, resource_id, created_at, expires_at)
-    VALUES (${param(c.platformId)}, ${param(c.key)}, ${param(c.fingerprint)}, 'COMMITTED', ${param(c.resourceId ?? null)}, ${param(now)}::timestamptz, ${param(c.expiresAt)}::timestamptz)
+    SELECT c.platform_id, c.key, c.fingerprint, 'COMMITTED', c.resource_id, ${param(now)}::timestamptz, c.expires_at
+      FROM unnest(${column((c) => c.platformId)}::text[], ${column((c) => c.key)}::text[], ${column((c) => c.fingerprint)}::text[], ${column((c) => c.resourceId ?? null)}::text[],
+                  ${column((c) => c.expiresAt.toISOString())}::timestamptz[]) AS c(platform_id, key, fingerprint, resource_id, expires_at)
     ON CONFLICT (platform_id, key) DO UPDATE
       SET fingerprint = EXCLUDED.fingerprint, state = 'COMMITTED', resource_id = EXCLUDED.resource_id,
           created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, response_status = NULL, response_body = NULL
