@@ -106,7 +106,7 @@ describe('immediate payments started together', () => {
     const ctx = ctxFor(env.deps, s.p.platformId);
     const rows = [await pendingPayment(s, 2_000), await pendingPayment(s, 4_000), await pendingPayment(s, 3_000)];
     const { result, statements } = await counted(() => Promise.allSettled(rows.map((r) => insertStartedPayment(ctx, r))));
-    // The batch (refused, nothing written), then each payment on its own.
+    // The batch (refused, nothing written), then each payment on its own, in order: 2,000 fits, 4,000 no longer does, 3,000 does.
     expect(statements).toHaveLength(4);
     expect(result[0]!.status).toBe('fulfilled');
     expect(result[1]!.status).toBe('rejected');
@@ -127,12 +127,14 @@ describe('immediate payments started together', () => {
     const rows = [await pendingPayment(s, 1_000), await pendingPayment(s, 1_000), await pendingPayment(s, 1_000)];
     const claims = [claimOf(s.p.platformId, 'same'), claimOf(s.p.platformId, 'same'), claimOf(s.p.platformId, 'other')];
     const result = await Promise.allSettled(rows.map((r, i) => insertStartedPayment({ ...base, idempotency: claims[i] }, r)));
+    // Written one by one, in order, after the batch failed: the first request with the key wins.
     expect(result.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((result[1] as PromiseRejectedResult).reason).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(claims.map((c) => [c.committed, c.taken])).toEqual([[true, false], [false, true], [true, false]]);
     const records = await env.deps.prisma.idempotencyRecord.findMany({ where: { platformId: s.p.platformId }, orderBy: { key: 'asc' } });
     expect(records.map((r) => [r.key, r.resourceId])).toEqual([['other', rows[2]!.quote.id], ['same', rows[0]!.quote.id]]);
     expect(await env.deps.prisma.transaction.findUnique({ where: { id: rows[1]!.transaction.id } })).toBeNull();
+    expect(await env.deps.prisma.quote.findUnique({ where: { id: rows[1]!.quote.id } })).toBeNull();
     expect((await balances(env, s.usd)).held).toBe(2_000n);
     await expectLedgerConsistent(env, s.p.platformId);
   });

@@ -93,7 +93,7 @@ const STARTS_PER_STATEMENT = 32;
 /**
  * Writes payments of one platform, together when there are several; each payment's outcome: undefined
  * (written) or its error. A refused batch (a guard failed) or one Postgres rejected (an Idempotency-Key
- * twice in the batch) wrote nothing: each payment is then written on its own.
+ * twice in the batch) wrote nothing: each payment is then written on its own, one after the other.
  */
 async function startInserted(pool: pg.Pool, list: InsertedStart[]): Promise<Array<[InsertedStart, Error | undefined]>> {
   const one = async (i: InsertedStart): Promise<[InsertedStart, Error | undefined]> => {
@@ -110,7 +110,10 @@ async function startInserted(pool: pg.Pool, list: InsertedStart[]): Promise<Arra
     await insertStatement(list).run(pool);
   } catch (err) {
     if (!(err instanceof OneStatementRefused) && !isSqlError(err)) return list.map((i) => [i, err as Error]);
-    return Promise.all(list.map(one));
+    // In the order they were asked for: each gets the answer it would have had alone, first come first served.
+    const outcomes: Array<[InsertedStart, Error | undefined]> = [];
+    for (const i of list) outcomes.push(await one(i));
+    return outcomes;
   }
   for (const i of list) if (i.claim) claimCommitted(i.claim);
   return list.map((i) => [i, undefined]);
