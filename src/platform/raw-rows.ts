@@ -46,9 +46,10 @@ function rowReader(pool: pg.Pool, table: string): DataLoader<RowKey, Record<stri
   let reader = byTable.get(table);
   if (!reader) {
     if (!/^[a-z_]+$/.test(table)) throw new Error(`rowById: bad table ${table}`);
-    // Found by key (svc_keys: planned once, always by the primary key); a row is given only to the key
-    // naming its own platform, so an id asked for by two platforms is found for its own only.
-    const sql = `SELECT * FROM ${table} WHERE id = ANY(svc_keys($1::text[])) AND platform_id = ANY($2::text[])`;
+    // Found by primary key only (the platform condition wrapped in IS TRUE, which no index serves: never
+    // a scan of a platform's rows, whatever the statistics say). A row is given only to the key naming
+    // its own platform, so an id asked for by two platforms is found for its own only.
+    const sql = `SELECT * FROM ${table} WHERE id = ANY(svc_keys($1::text[])) AND (platform_id = ANY($2::text[])) IS TRUE`;
     const keyOf = (platformId: unknown, id: unknown) => `${platformId}\n${id}`;
     reader = new DataLoader<RowKey, Record<string, unknown> | undefined>(
       async (keys) => {

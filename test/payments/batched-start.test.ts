@@ -121,6 +121,25 @@ describe('immediate payments started together', () => {
     await expectLedgerConsistent(env, s.p.platformId);
   });
 
+  it("payments of two platforms in one turn are one statement each: one platform's refused batch leaves the other's written", async () => {
+    const [a, b] = [await setup(5_000), await setup(100_000)];
+    const rowsA = [await pendingPayment(a, 2_000), await pendingPayment(a, 4_000)];
+    const rowsB = [await pendingPayment(b, 1_000), await pendingPayment(b, 2_000)];
+    const [ctxA, ctxB] = [ctxFor(env.deps, a.p.platformId), ctxFor(env.deps, b.p.platformId)];
+    const { result, statements } = await counted(() =>
+      Promise.allSettled([insertStartedPayment(ctxA, rowsA[0]!), insertStartedPayment(ctxB, rowsB[0]!), insertStartedPayment(ctxA, rowsA[1]!), insertStartedPayment(ctxB, rowsB[1]!)]),
+    );
+    // B's batch; A's batch (refused), then A's payments one by one.
+    expect(statements).toHaveLength(4);
+    expect(result.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((result[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    expect((await balances(env, a.usd)).held).toBe(2_000n);
+    expect((await balances(env, b.usd)).held).toBe(3_000n);
+    for (const r of rowsB) expect((await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: r.transaction.id } })).platformId).toBe(b.p.platformId);
+    await expectLedgerConsistent(env, a.p.platformId);
+    await expectLedgerConsistent(env, b.p.platformId);
+  });
+
   it('one Idempotency-Key twice in a batch commits one payment; the other request is 409 CONFLICT and moves nothing', async () => {
     const s = await setup(100_000);
     const base = ctxFor(env.deps, s.p.platformId);

@@ -1,7 +1,6 @@
 import { ConflictError } from '../../platform/errors.js';
 import type { Ctx } from '../../deps.js';
 import type pg from 'pg';
-import DataLoader from 'dataloader';
 import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
 import { newId } from '../../platform/ids.js';
@@ -49,74 +48,78 @@ export async function insertStartedPayment(ctx: Ctx, pending: StartedPayment): P
   const started = startedRows(ctx, pending);
   const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
   if (claim) claim.resourceId = started.quote.id;
-  await starter(poolOf(ctx.prisma)).load({ ctx, pending, started, claim });
+  await new Promise<void>((resolve, reject) => queueStart(poolOf(ctx.prisma), { ctx, pending, started, claim, resolve, reject }));
   return started;
 }
 
-/** A payment insertStartedPayment writes. */
+/** A payment insertStartedPayment writes, and its request's answer. */
 interface InsertedStart {
   ctx: Ctx;
   pending: StartedPayment;
   started: StartedPayment;
   claim?: IdempotencyClaim;
+  resolve(): void;
+  reject(err: Error): void;
 }
 
-const starters = new WeakMap<pg.Pool, DataLoader<InsertedStart, void>>();
+/** The payments queued in this turn of the event loop, per pool; written at setImmediate. */
+const queuedStarts = new Map<pg.Pool, InsertedStart[]>();
 
-function starter(pool: pg.Pool): DataLoader<InsertedStart, void> {
-  let loader = starters.get(pool);
-  if (!loader) {
-    loader = new DataLoader<InsertedStart, void>(
-      async (items) => {
-        const byPlatform = new Map<string, InsertedStart[]>();
-        for (const i of items) {
-          const list = byPlatform.get(i.ctx.platformId);
-          if (list) list.push(i);
-          else byPlatform.set(i.ctx.platformId, [i]);
-        }
-        const outcomes = new Map<InsertedStart, Error | undefined>();
-        await Promise.all([...byPlatform.values()].map(async (list) => {
-          for (const [i, outcome] of await startInserted(pool, list)) outcomes.set(i, outcome);
-        }));
-        return items.map((i) => outcomes.get(i));
-      },
-      { cache: false, maxBatchSize: STARTS_PER_STATEMENT, batchScheduleFn: (run) => setImmediate(run) },
-    );
-    starters.set(pool, loader);
-  }
-  return loader;
+function queueStart(pool: pg.Pool, item: InsertedStart): void {
+  const queued = queuedStarts.get(pool);
+  if (queued) return void queued.push(item);
+  queuedStarts.set(pool, [item]);
+  setImmediate(() => {
+    const items = queuedStarts.get(pool)!;
+    queuedStarts.delete(pool);
+    // One statement per platform (a statement's rows are one platform's), side by side; each request is
+    // answered as soon as its own payment is written or refused, not after the other platforms'.
+    const byPlatform = new Map<string, InsertedStart[]>();
+    for (const i of items) {
+      const list = byPlatform.get(i.ctx.platformId);
+      if (list) list.push(i);
+      else byPlatform.set(i.ctx.platformId, [i]);
+    }
+    for (const list of byPlatform.values()) {
+      for (let at = 0; at < list.length; at += STARTS_PER_STATEMENT) {
+        const batch = list.slice(at, at + STARTS_PER_STATEMENT);
+        startInserted(pool, batch).catch((err: Error) => batch.forEach((i) => i.reject(err)));
+      }
+    }
+  });
 }
 
 /** At most this many payments per statement. */
 const STARTS_PER_STATEMENT = 32;
 
 /**
- * Writes payments of one platform, together when there are several; each payment's outcome: undefined
- * (written) or its error. A refused batch (a guard failed) or one Postgres rejected (an Idempotency-Key
- * twice in the batch) wrote nothing: each payment is then written on its own, one after the other.
+ * Writes payments of one platform, together when there are several, answering each request. A refused
+ * batch (a guard failed) or one Postgres rejected (an Idempotency-Key twice in the batch) wrote nothing:
+ * each payment is then written on its own, one after the other.
  */
-async function startInserted(pool: pg.Pool, list: InsertedStart[]): Promise<Array<[InsertedStart, Error | undefined]>> {
-  const one = async (i: InsertedStart): Promise<[InsertedStart, Error | undefined]> => {
+async function startInserted(pool: pg.Pool, list: InsertedStart[]): Promise<void> {
+  const one = async (i: InsertedStart): Promise<void> => {
     try {
       await insertStatement([i]).run(pool);
     } catch (err) {
-      return [i, startError(err, i.started.transaction, i.claim)];
+      return i.reject(startError(err, i.started.transaction, i.claim));
     }
     if (i.claim) claimCommitted(i.claim);
-    return [i, undefined];
+    i.resolve();
   };
-  if (list.length === 1) return [await one(list[0]!)];
+  if (list.length === 1) return one(list[0]!);
   try {
     await insertStatement(list).run(pool);
   } catch (err) {
-    if (!(err instanceof OneStatementRefused) && !isSqlError(err)) return list.map((i) => [i, err as Error]);
+    if (!(err instanceof OneStatementRefused) && !isSqlError(err)) return list.forEach((i) => i.reject(err as Error));
     // In the order they were asked for: each gets the answer it would have had alone, first come first served.
-    const outcomes: Array<[InsertedStart, Error | undefined]> = [];
-    for (const i of list) outcomes.push(await one(i));
-    return outcomes;
+    for (const i of list) await one(i);
+    return;
   }
-  for (const i of list) if (i.claim) claimCommitted(i.claim);
-  return list.map((i) => [i, undefined]);
+  for (const i of list) {
+    if (i.claim) claimCommitted(i.claim);
+    i.resolve();
+  }
 }
 
 /** An error Postgres answered the statement with (a SQLSTATE), not a lost connection or a full pool. */
