@@ -79,10 +79,10 @@ export function claimCommitted(claim: IdempotencyClaim): void {
   if (claim.crashAfterCommit) process.kill(process.pid, 'SIGKILL');
 }
 
-/** Another request committed the key first: this request's effect rolled back. */
-export function claimTaken(claim: IdempotencyClaim): never {
+/** Another request committed the key first: this request's effect rolled back; its error. */
+export function takenError(claim: IdempotencyClaim): IdempotencyKeyTakenError {
   claim.taken = true;
-  throw new IdempotencyKeyTakenError();
+  return new IdempotencyKeyTakenError();
 }
 
 /**
@@ -115,8 +115,5 @@ async function insertClaim(tx: TenantTx, c: IdempotencyClaim): Promise<void> {
       SET fingerprint = EXCLUDED.fingerprint, state = 'COMMITTED', resource_id = EXCLUDED.resource_id,
           created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, response_status = NULL, response_body = NULL
       WHERE idempotency_records.expires_at < ${now}`;
-  if (written !== 1) {
-    c.taken = true;
-    throw new IdempotencyKeyTakenError();
-  }
+  if (written !== 1) throw takenError(c);
 }

@@ -9,7 +9,7 @@ import { jsonText } from '../../platform/outbox.js';
 import { JsonText, OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
 import { transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { claimCommitted, claimsInsertSql, claimTaken, type IdempotencyClaim } from '../../platform/idempotency.js';
+import { claimCommitted, claimsInsertSql, takenError, type IdempotencyClaim } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
 import { InsufficientFundsError, journalsCtes, type Posting } from '../ledger/index.js';
 import { holdPostings } from './payment-postings.js';
@@ -122,10 +122,13 @@ async function startInserted(pool: pg.Pool, list: InsertedStart[]): Promise<void
   }
 }
 
-/** An error Postgres answered the statement with (a SQLSTATE), not a lost connection or a full pool. */
+/**
+ * An error Postgres answered the statement with (a SQLSTATE), not a lost or refused connection (08, 53)
+ * or a cancelled statement (57): those would only fail again, once per payment.
+ */
 function isSqlError(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57');
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !['08', '53', '57'].includes(code.slice(0, 2));
 }
 
 /** The statement writing `list` (payments of one platform) inserted PROCESSING: the same text for any number of them. */
@@ -147,13 +150,7 @@ function startError(err: unknown, t: Transaction, claim: IdempotencyClaim | unde
   if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') return new InsufficientFundsError(t.sourceAccountId);
   // A concurrent execute (or the expiry sweep) won the compare-and-set.
   if (err instanceof OneStatementRefused && err.code === 'QUOTE_NOT_PENDING') return new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
-  if (err instanceof OneStatementRefused && err.code === 'IDEMPOTENCY_KEY_TAKEN' && claim) {
-    try {
-      claimTaken(claim);
-    } catch (taken) {
-      return taken as Error;
-    }
-  }
+  if (err instanceof OneStatementRefused && err.code === 'IDEMPOTENCY_KEY_TAKEN' && claim) return takenError(claim);
   return err as Error;
 }
 
