@@ -189,6 +189,10 @@ describe('who may read it', () => {
     expect(hidden.json()).toMatchObject({ code: 'TRANSACTION_NOT_FOUND' });
     // The platform itself reads both.
     expect((await get(p, other.transactionId)).statusCode).toBe(200);
+    // Its body now kept by the process (getTransactionBody), the agent still may not read it.
+    const hiddenAgain = await agentGet(other.transactionId);
+    expect(hiddenAgain.statusCode, hiddenAgain.body).toBe(404);
+    expect(hiddenAgain.json()).toMatchObject({ code: 'TRANSACTION_NOT_FOUND' });
   });
 });
 
@@ -227,9 +231,41 @@ describe('reads sent together', () => {
     expect(reads[8]).toStrictEqual(reads[0]);
     expect(reads[8]).not.toBe(reads[0]);
 
-    // Nothing is kept: a status committed a moment ago is what the next read answers.
+    // A status committed a moment ago is what the next read answers.
     await env.deps.prisma.transaction.update({ where: { id: ids[0]!.id }, data: { status: 'EXPIRED' } });
     expect((await get(p1, ids[0]!.id)).json().status).toBe('EXPIRED');
+  });
+});
+
+describe('bodies kept per version of the row', () => {
+  it('an unchanged row is answered from the body built before, after reading only its version; any update of the row is answered at once', async () => {
+    const p = await env.platform();
+    const a = await anApprovedCustomer(env, p, ['USD']);
+    const b = await anApprovedCustomer(env, p, ['USD']);
+    const id = (await quote(p, a.accounts.USD!, { destinationType: 'ACCOUNT', accountId: b.accounts.USD }, 100)).json().transactionId;
+    const first = await get(p, id);
+    expect(first.statusCode).toBe(200);
+    const reads: string[] = [];
+    const stop = onStatement(env.deps.prisma, (text) => text.includes('JOIN "transactions" t ON') && reads.push(text.includes('t."sent_amount"') ? 'row' : 'version'));
+    try {
+      const again = await get(p, id);
+      expect(again.statusCode).toBe(200);
+      expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(again.body).toBe(first.body);
+      expect(reads).toEqual(['version']);
+      // An update that leaves updated_at as it was still changes the row's version.
+      await env.deps.prisma.$executeRaw`UPDATE transactions SET description = 'changed behind the API' WHERE id = ${id}`;
+      const changed = await get(p, id);
+      expect(changed.json().description).toBe('changed behind the API');
+      expect(changed.json()).toStrictEqual(await bodyFromPrisma(id));
+      expect(reads).toEqual(['version', 'version', 'row']);
+      // Another platform's request for it, with the body kept: 404 as for any other id.
+      const cross = await get(await env.platform(), id);
+      expect(cross.statusCode).toBe(404);
+      expect(cross.json()).toMatchObject({ code: 'TRANSACTION_NOT_FOUND' });
+    } finally {
+      stop();
+    }
   });
 });
 

@@ -91,7 +91,11 @@ const TRANSACTION_COLUMNS = TRANSACTION_FIELDS.map((f) => `t."${f.replace(/[A-Z]
 const ID = TRANSACTION_FIELDS.indexOf('id');
 const PLATFORM_ID = TRANSACTION_FIELDS.indexOf('platformId');
 /** The transactions of (id, platform) pairs: a primary-key lookup per pair. */
-const BY_IDS_SQL = `SELECT ${TRANSACTION_COLUMNS} FROM unnest($1::text[], $2::text[]) AS k(id, platform_id) JOIN "transactions" t ON t."id" = k.id AND t."platform_id" = k.platform_id`;
+const BY_IDS_SQL = `SELECT ${TRANSACTION_COLUMNS}, t.xmin::text FROM unnest($1::text[], $2::text[]) AS k(id, platform_id) JOIN "transactions" t ON t."id" = k.id AND t."platform_id" = k.platform_id`;
+/** The row's version (after the fields): its `xmin`, which every update of the row changes. */
+const VERSION = TRANSACTION_FIELDS.length;
+/** The version and owner of the transactions of (id, platform) pairs, without the rest of the row. */
+const VERSIONS_SQL = `SELECT t."id", t."platform_id", t."customer_id", t.xmin::text FROM unnest($1::text[], $2::text[]) AS k(id, platform_id) JOIN "transactions" t ON t."id" = k.id AND t."platform_id" = k.platform_id`;
 /** Values as Prisma types them: bigint columns as BigInt (pg's default is a string); the rest pg's defaults (Date, parsed JSON). */
 const INT8_OID = 20;
 const toBigInt = (s: string) => BigInt(s);
@@ -127,32 +131,39 @@ function toTransaction(v: any[]): Transaction {
 const probe = toTransaction([...TRANSACTION_FIELDS]) as unknown as Record<string, unknown>;
 invariant(Object.keys(probe).length === TRANSACTION_FIELDS.length && TRANSACTION_FIELDS.every((f) => probe[f] === f), 'toTransaction reads a field from another column');
 
-const batches = new WeakMap<pg.Pool, DataLoader<TransactionKey, Transaction | null>>();
-
-function batchFor(ctx: Ctx): DataLoader<TransactionKey, Transaction | null> {
-  const pool = poolOf(ctx.prisma);
-  let batch = batches.get(pool);
-  if (!batch) {
-    const name = preparedStatements(pool) ? { name: 'svc_transactions_by_ids' } : {};
-    const keyOf = (platformId: string, id: string) => `${platformId}\n${id}`;
-    // The reads asked for in one turn of the event loop, sent at setImmediate as one statement; nothing
-    // is cached across turns (every read is sent after it was asked for), and each caller gets its own
-    // object (toTransaction per key).
-    batch = new DataLoader<TransactionKey, Transaction | null>(
-      async (keys) => {
-        const rows = (await pool.query<unknown[]>({ ...name, text: BY_IDS_SQL, values: [keys.map((k) => k.id), keys.map((k) => k.platformId)], rowMode: 'array', types: PRISMA_TYPES })).rows;
-        const byKey = new Map(rows.map((row) => [keyOf(row[PLATFORM_ID] as string, row[ID] as string), row]));
-        return keys.map((k) => {
-          const row = byKey.get(keyOf(k.platformId, k.id));
-          return row ? toTransaction(row) : null;
-        });
-      },
-      { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
-    );
-    batches.set(pool, batch);
-  }
-  return batch;
+/**
+ * A loader of rows by (id, platform) pair on the pool: the reads asked for in one turn of the event loop,
+ * sent at setImmediate as one statement (row[0] the id, row[1] the platform); nothing is cached across
+ * turns (every read is sent after it was asked for), and each caller gets its own object (`pick` per key).
+ */
+function pairLoader<R>(name: string, sql: string, pick: (row: unknown[]) => R): (ctx: Ctx) => DataLoader<TransactionKey, R | null> {
+  const loaders = new WeakMap<pg.Pool, DataLoader<TransactionKey, R | null>>();
+  return (ctx) => {
+    const pool = poolOf(ctx.prisma);
+    let loader = loaders.get(pool);
+    if (!loader) {
+      const named = preparedStatements(pool) ? { name } : {};
+      const keyOf = (platformId: unknown, id: unknown) => `${platformId}\n${id}`;
+      loader = new DataLoader<TransactionKey, R | null>(
+        async (keys) => {
+          const rows = (await pool.query<unknown[]>({ ...named, text: sql, values: [keys.map((k) => k.id), keys.map((k) => k.platformId)], rowMode: 'array', types: PRISMA_TYPES })).rows;
+          const byKey = new Map(rows.map((row) => [keyOf(row[1], row[0]), row]));
+          return keys.map((k) => {
+            const row = byKey.get(keyOf(k.platformId, k.id));
+            return row ? pick(row) : null;
+          });
+        },
+        { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
+      );
+      loaders.set(pool, loader);
+    }
+    return loader;
+  };
 }
+
+invariant(ID === 0 && PLATFORM_ID === 1, 'pairLoader reads the id and platform from the first two columns');
+const transactionsById = pairLoader('svc_transactions_by_ids', BY_IDS_SQL, (row) => ({ t: toTransaction(row), version: row[VERSION] as string }));
+const versionsById = pairLoader('svc_transaction_versions', VERSIONS_SQL, (row) => ({ customerId: row[2] as string | null, version: row[3] as string }));
 
 /**
  * A transaction of the caller's platform by id, or null: a primary-key read on the pg pool under Prisma
@@ -163,5 +174,15 @@ function batchFor(ctx: Ctx): DataLoader<TransactionKey, Transaction | null> {
  * return. A named prepared statement unless DATABASE_PREPARED_STATEMENTS is off (a transaction-mode pooler).
  */
 export async function readTransaction(ctx: Ctx, id: string): Promise<Transaction | null> {
-  return batchFor(ctx).load({ id, platformId: ctx.platformId });
+  return (await readVersionedTransaction(ctx, id))?.t ?? null;
+}
+
+/** readTransaction with the row's version (`xmin`: any update of the row changes it). */
+export async function readVersionedTransaction(ctx: Ctx, id: string): Promise<{ t: Transaction; version: string } | null> {
+  return transactionsById(ctx).load({ id, platformId: ctx.platformId });
+}
+
+/** The version of a transaction of the caller's platform and its customer, or null; batched like readTransaction. */
+export async function readTransactionVersion(ctx: Ctx, id: string): Promise<{ customerId: string | null; version: string } | null> {
+  return versionsById(ctx).load({ id, platformId: ctx.platformId });
 }

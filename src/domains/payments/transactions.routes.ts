@@ -4,7 +4,7 @@ import { parseInput } from '../../platform/http/validate.js';
 import { paginationQuery } from '../../platform/http/pagination.js';
 import { TRANSACTION_STATUSES } from './transactions.model.js';
 import { transactionResource } from './transactions.resource.js';
-import { getTransaction, listTransactions } from './transactions.service.js';
+import { getTransaction, getTransactionBody, listTransactions } from './transactions.service.js';
 import { approveTransaction, cancelTransaction, rejectTransaction } from './approvals.service.js';
 
 const transactionParams = z.object({ transactionId: z.string().max(200) });
@@ -51,9 +51,10 @@ export async function transactionRoutes(app: FastifyInstance) {
     return { ...page, data: page.data.map((t) => transactionResource(t)) };
   });
 
-  app.get('/transactions/:transactionId', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req) => {
+  app.get('/transactions/:transactionId', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req, reply) => {
     const { transactionId } = parseInput(transactionParams, req.params);
-    return transactionResource(await getTransaction(req.ctx, transactionId));
+    // The body as JSON text, kept per version of the row (getTransactionBody).
+    return reply.type('application/json; charset=utf-8').send(await getTransactionBody(req.ctx, transactionId));
   });
 
   // Agent payments above the approval threshold (A17): the platform decides. Agents may not.

@@ -3,15 +3,52 @@ import { NotFoundError } from '../../platform/errors.js';
 import { customerFilterFor, visibleToCaller } from '../../platform/agent-scope.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { Prisma, Transaction } from '../../generated/prisma/client.js';
-import { readTransaction, transitionTransaction } from './transactions.repo.js';
+import { LRUCache } from 'lru-cache';
+import { readTransaction, readTransactionVersion, readVersionedTransaction, transitionTransaction } from './transactions.repo.js';
+import { transactionResource } from './transactions.resource.js';
 import { refFilters } from './transactions.filters.js';
 
 /** Errors: 404 TRANSACTION_NOT_FOUND (also another platform's transaction). */
 export async function getTransaction(ctx: Ctx, id: string): Promise<Transaction> {
   const t = await readTransaction(ctx, id);
   // An agent (A17) sees only its customer's transactions.
-  if (!t || !visibleToCaller(ctx, t.customerId)) throw new NotFoundError('TRANSACTION_NOT_FOUND', 'Transaction not found.');
+  if (!t || !visibleToCaller(ctx, t.customerId)) throw notFound();
   return t;
+}
+
+const notFound = () => new NotFoundError('TRANSACTION_NOT_FOUND', 'Transaction not found.');
+
+/**
+ * GET /transactions/{id}'s body, the JSON of transactionResource(getTransaction(…)). Every request reads
+ * the row's version from Postgres (`xmin`, changed by any update of the row): when this process already
+ * built the body of that version, it is sent again, without reading and parsing the whole row or
+ * building and serializing the resource (platforms poll a payment's status; most polls find it
+ * unchanged). Otherwise the row is read whole and its body kept, per process, least recently used
+ * first out. The answer is always the row as committed when the request read it, and scoped as
+ * getTransaction scopes it. Errors as getTransaction.
+ */
+export async function getTransactionBody(ctx: Ctx, id: string): Promise<string> {
+  const cache = bodiesOf(ctx);
+  const kept = cache.get(id);
+  if (kept) {
+    const current = await readTransactionVersion(ctx, id);
+    if (!current || !visibleToCaller(ctx, current.customerId)) throw notFound();
+    if (current.version === kept.version) return kept.body;
+  }
+  const read = await readVersionedTransaction(ctx, id);
+  if (!read || !visibleToCaller(ctx, read.t.customerId)) throw notFound();
+  const body = JSON.stringify(transactionResource(read.t));
+  cache.set(id, { version: read.version, body });
+  return body;
+}
+
+/** Bodies built by getTransactionBody, per database client (a process has one; tests have several). */
+const bodies = new WeakMap<object, LRUCache<string, { version: string; body: string }>>();
+
+function bodiesOf(ctx: Ctx): LRUCache<string, { version: string; body: string }> {
+  let cache = bodies.get(ctx.prisma);
+  if (!cache) bodies.set(ctx.prisma, (cache = new LRUCache({ max: 10_000, maxSize: 32 << 20, sizeCalculation: (v) => v.body.length + v.version.length })));
+  return cache;
 }
 
 export interface ListTransactionsQuery {
