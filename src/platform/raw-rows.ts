@@ -24,52 +24,78 @@ export function modelRows<T>(result: pg.QueryResult): T[] {
 
 /**
  * The row of `table` with this id, of this platform only (the tenant scope tenantDb adds to Prisma's
- * reads), as modelRows gives it; undefined when there is none. The reads of one table asked for in one
- * turn of the event loop (concurrent requests) go as ONE prepared statement at setImmediate (issue 12:
- * the money path reads an account, a customer and a destination per payment); nothing is cached across
- * turns, and each caller gets its own object.
+ * reads), as modelRows gives it; undefined when there is none. Read with the other reads of the table
+ * asked for in the same turn of the event loop (keyedReads; issue 12: the money path reads an account,
+ * a customer and a destination per payment).
  */
 export async function rowById<T>(pool: pg.Pool, table: string, platformId: string, id: string): Promise<T | undefined> {
-  return (await rowReader(pool, table).load({ platformId, id })) as T | undefined;
+  return ((await rowReader(table)(pool).load({ platformId, id })) ?? undefined) as T | undefined;
 }
 
-interface RowKey {
+const rowReaders = new Map<string, (pool: pg.Pool) => DataLoader<RowKey, Record<string, unknown> | null>>();
+
+function rowReader(table: string): (pool: pg.Pool) => DataLoader<RowKey, Record<string, unknown> | null> {
+  let reader = rowReaders.get(table);
+  if (!reader) {
+    if (!/^[a-z_]+$/.test(table)) throw new Error(`rowById: bad table ${table}`);
+    // Found by primary key only (the platform condition wrapped in IS TRUE, which no index serves: never
+    // a scan of a platform's rows, whatever the statistics say); keyedReads hands a row only to the key
+    // naming its own platform.
+    const sql = `SELECT * FROM ${table} WHERE id = ANY(svc_keys($1::text[])) AND (platform_id = ANY($2::text[])) IS TRUE`;
+    reader = keyedReads<Record<string, unknown>, Record<string, unknown>>({
+      read: async (pool, ids, platformIds) => modelRows(await query(pool, sql, [ids, platformIds])),
+      keyOf: (row) => [row.platformId, row.id],
+      // One row asked for twice in the batch: each caller gets its own object.
+      pick: (row, again) => (again ? { ...row } : row),
+    });
+    rowReaders.set(table, reader);
+  }
+  return reader;
+}
+
+/** A read by key: a row's id and the platform asking for it. */
+export interface RowKey {
   platformId: string;
   id: string;
 }
 
-const readers = new WeakMap<pg.Pool, Map<string, DataLoader<RowKey, Record<string, unknown> | undefined>>>();
-
-function rowReader(pool: pg.Pool, table: string): DataLoader<RowKey, Record<string, unknown> | undefined> {
-  let byTable = readers.get(pool);
-  if (!byTable) readers.set(pool, (byTable = new Map()));
-  let reader = byTable.get(table);
-  if (!reader) {
-    if (!/^[a-z_]+$/.test(table)) throw new Error(`rowById: bad table ${table}`);
-    // Found by primary key only (the platform condition wrapped in IS TRUE, which no index serves: never
-    // a scan of a platform's rows, whatever the statistics say). A row is given only to the key naming
-    // its own platform, so an id asked for by two platforms is found for its own only.
-    const sql = `SELECT * FROM ${table} WHERE id = ANY(svc_keys($1::text[])) AND (platform_id = ANY($2::text[])) IS TRUE`;
-    const keyOf = (platformId: unknown, id: unknown) => `${platformId}\n${id}`;
-    reader = new DataLoader<RowKey, Record<string, unknown> | undefined>(
-      async (keys) => {
-        const rows = modelRows<Record<string, unknown>>(await query(pool, sql, [keys.map((k) => k.id), keys.map((k) => k.platformId)]));
-        const byKey = new Map(rows.map((row) => [keyOf(row.platformId, row.id), row]));
-        const given = new Set<Record<string, unknown>>();
-        return keys.map((k) => {
-          const row = byKey.get(keyOf(k.platformId, k.id));
-          if (!row) return undefined;
-          // One row asked for twice in the batch: each caller gets its own object.
-          if (given.has(row)) return { ...row };
-          given.add(row);
-          return row;
-        });
-      },
-      { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
-    );
-    byTable.set(table, reader);
-  }
-  return reader;
+/**
+ * Reads by (platform, id) key on a pool, per pool: the keys asked for in one turn of the event loop are
+ * read by ONE statement at setImmediate (dataloader without its cache: nothing is kept across turns, every
+ * read is sent after it was asked for). `read` gets the ids and their platforms, parallel; a row is handed
+ * only to the keys naming its id AND its platform (`keyOf`), so another platform's id is not found even
+ * when the same statement read it for its owner; `pick` makes each caller's value (`again`: the row was
+ * already handed to an earlier key of the batch).
+ */
+export function keyedReads<Row, R>(opts: {
+  read(pool: pg.Pool, ids: string[], platformIds: string[]): Promise<Row[]>;
+  keyOf(row: Row): [platformId: unknown, id: unknown];
+  pick(row: Row, again: boolean): R;
+}): (pool: pg.Pool) => DataLoader<RowKey, R | null> {
+  const loaders = new WeakMap<pg.Pool, DataLoader<RowKey, R | null>>();
+  const keyOf = (platformId: unknown, id: unknown) => `${platformId}\n${id}`;
+  return (pool) => {
+    let loader = loaders.get(pool);
+    if (!loader) {
+      loader = new DataLoader<RowKey, R | null>(
+        async (keys) => {
+          const rows = await opts.read(pool, keys.map((k) => k.id), keys.map((k) => k.platformId));
+          const byKey = new Map(rows.map((row) => [keyOf(...opts.keyOf(row)), row]));
+          const given = new Set<Row>();
+          return keys.map((k) => {
+            const row = byKey.get(keyOf(k.platformId, k.id));
+            if (row === undefined) return null;
+            const again = given.has(row);
+            given.add(row);
+            return opts.pick(row, again);
+          });
+        },
+        { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
+      );
+      loaders.set(pool, loader);
+    }
+    return loader;
+  };
 }
 
 /** rowById for many ids at once: the rows found, in no particular order. */

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { Ctx } from '../../deps.js';
 import { poolOf, preparedStatements, type TenantTx } from '../../platform/db.js';
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
+import { keyedReads, type RowKey } from '../../platform/raw-rows.js';
 import { invariant } from '../../platform/errors.js';
 import { statusColumn, transition, type MoveOptions } from '../../platform/state-machine.js';
 import { Prisma, type Transaction } from '../../generated/prisma/client.js';
@@ -101,11 +102,6 @@ const INT8_OID = 20;
 const toBigInt = (s: string) => BigInt(s);
 const PRISMA_TYPES = { getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? toBigInt : pg.types.getTypeParser(oid, format as 'text')) };
 
-interface TransactionKey {
-  id: string;
-  platformId: string;
-}
-
 /**
  * Row values, in TRANSACTION_FIELDS' order, as a Transaction. Written as one object literal: V8 keeps it
  * a fast object, where 53 stores by computed key leave a slow (dictionary) one that costs every read of
@@ -131,39 +127,20 @@ function toTransaction(v: any[]): Transaction {
 const probe = toTransaction([...TRANSACTION_FIELDS]) as unknown as Record<string, unknown>;
 invariant(Object.keys(probe).length === TRANSACTION_FIELDS.length && TRANSACTION_FIELDS.every((f) => probe[f] === f), 'toTransaction reads a field from another column');
 
-/**
- * A loader of rows by (id, platform) pair on the pool: the reads asked for in one turn of the event loop,
- * sent at setImmediate as one statement (row[0] the id, row[1] the platform); nothing is cached across
- * turns (every read is sent after it was asked for), and each caller gets its own object (`pick` per key).
- */
-function pairLoader<R>(name: string, sql: string, pick: (row: unknown[]) => R): (ctx: Ctx) => DataLoader<TransactionKey, R | null> {
-  const loaders = new WeakMap<pg.Pool, DataLoader<TransactionKey, R | null>>();
-  return (ctx) => {
-    const pool = poolOf(ctx.prisma);
-    let loader = loaders.get(pool);
-    if (!loader) {
-      const named = preparedStatements(pool) ? { name } : {};
-      const keyOf = (platformId: unknown, id: unknown) => `${platformId}\n${id}`;
-      loader = new DataLoader<TransactionKey, R | null>(
-        async (keys) => {
-          const rows = (await pool.query<unknown[]>({ ...named, text: sql, values: [keys.map((k) => k.id), keys.map((k) => k.platformId)], rowMode: 'array', types: PRISMA_TYPES })).rows;
-          const byKey = new Map(rows.map((row) => [keyOf(row[1], row[0]), row]));
-          return keys.map((k) => {
-            const row = byKey.get(keyOf(k.platformId, k.id));
-            return row ? pick(row) : null;
-          });
-        },
-        { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
-      );
-      loaders.set(pool, loader);
-    }
-    return loader;
-  };
+/** Reads of `sql` by keyedReads, with array rows typed as Prisma types them; row[0] is the id, row[1] the platform. */
+function pairReads<R>(name: string, sql: string, pick: (row: unknown[]) => R): (pool: pg.Pool) => DataLoader<RowKey, R | null> {
+  return keyedReads<unknown[], R>({
+    read: async (pool, ids, platformIds) =>
+      (await pool.query<unknown[]>({ ...(preparedStatements(pool) ? { name } : {}), text: sql, values: [ids, platformIds], rowMode: 'array', types: PRISMA_TYPES })).rows,
+    keyOf: (row) => [row[1], row[0]],
+    // Each caller its own object, the same row asked for twice included.
+    pick: (row) => pick(row),
+  });
 }
 
-invariant(ID === 0 && PLATFORM_ID === 1, 'pairLoader reads the id and platform from the first two columns');
-const transactionsById = pairLoader('svc_transactions_by_ids', BY_IDS_SQL, (row) => ({ t: toTransaction(row), version: row[VERSION] as string }));
-const versionsById = pairLoader('svc_transaction_versions', VERSIONS_SQL, (row) => ({ customerId: row[2] as string | null, version: row[3] as string }));
+invariant(ID === 0 && PLATFORM_ID === 1, 'pairReads reads the id and platform from the first two columns');
+const transactionsById = pairReads('svc_transactions_by_ids', BY_IDS_SQL, (row) => ({ t: toTransaction(row), version: row[VERSION] as string }));
+const versionsById = pairReads('svc_transaction_versions', VERSIONS_SQL, (row) => ({ customerId: row[2] as string | null, version: row[3] as string }));
 
 /**
  * A transaction of the caller's platform by id, or null: a primary-key read on the pg pool under Prisma
@@ -179,10 +156,10 @@ export async function readTransaction(ctx: Ctx, id: string): Promise<Transaction
 
 /** readTransaction with the row's version (`xmin`: any update of the row changes it). */
 export async function readVersionedTransaction(ctx: Ctx, id: string): Promise<{ t: Transaction; version: string } | null> {
-  return transactionsById(ctx).load({ id, platformId: ctx.platformId });
+  return transactionsById(poolOf(ctx.prisma)).load({ id, platformId: ctx.platformId });
 }
 
 /** The version of a transaction of the caller's platform and its customer, or null; batched like readTransaction. */
 export async function readTransactionVersion(ctx: Ctx, id: string): Promise<{ customerId: string | null; version: string } | null> {
-  return versionsById(ctx).load({ id, platformId: ctx.platformId });
+  return versionsById(poolOf(ctx.prisma)).load({ id, platformId: ctx.platformId });
 }
