@@ -139,10 +139,18 @@ function insertStatement(list: InsertedStart[]): OneStatement {
   startCtes(s, list[0]!.ctx.platformId, list.map((i) => ({ started: i.started, eventStates: [i.pending.transaction, i.started.transaction] })));
   // A quote inserted already PROCESSING has no compare-and-set: its history rows are written as such.
   insertedHistoryCte(s, list[0]!.ctx.platformId, list.map((i) => i.started.transaction));
-  // In the keys' order: two statements writing the same keys wait for each other, never deadlock.
-  const claims = list.flatMap((i) => (i.claim ? [i.claim] : [])).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  if (claims.length > 0) s.with('idem', claimsInsertSql(claims, (v) => s.param(v), new Date())).require('idem', claims.length, 'IDEMPOTENCY_KEY_TAKEN');
+  claimsCte(s, list.flatMap((i) => (i.claim ? [i.claim] : [])));
   return s;
+}
+
+/**
+ * CTE `idem`: the requests' Idempotency-Key records, each required written (IDEMPOTENCY_KEY_TAKEN). In
+ * the keys' order: two statements writing the same keys wait for each other, never deadlock.
+ */
+function claimsCte(s: OneStatement, claims: IdempotencyClaim[]): void {
+  if (claims.length === 0) return;
+  const sorted = [...claims].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  s.with('idem', claimsInsertSql(sorted, (v) => s.param(v), new Date())).require('idem', sorted.length, 'IDEMPOTENCY_KEY_TAKEN');
 }
 
 /** A refusal of a payment's start as its request's error. */
@@ -183,10 +191,8 @@ function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
 async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, eventStates: Transaction[], after: string): Promise<StartedPayment> {
   startCtes(s, ctx.platformId, [{ started, eventStates }], after);
   const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
-  if (claim) {
-    claim.resourceId = started.quote.id;
-    s.with('idem', claimsInsertSql([claim], (v) => s.param(v), new Date())).require('idem', 1, 'IDEMPOTENCY_KEY_TAKEN');
-  }
+  if (claim) claim.resourceId = started.quote.id;
+  claimsCte(s, claim ? [claim] : []);
   try {
     await s.run(poolOf(ctx.prisma));
   } catch (err) {
