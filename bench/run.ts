@@ -761,7 +761,7 @@ async function withCpu<T extends { requests: number }>(w: Pick<World, 'api' | 'w
   const r = await fn();
   const b = at();
   if (a.api === undefined || b.api === undefined || a.worker === undefined || b.worker === undefined || r.requests === 0) return r;
-  const per = (x: number, y: number) => ((y - x) / r.requests).toFixed(2);
+  const per = (x: number, y: number) => ((y - x) / r.requests).toFixed(3);
   return {
     ...r,
     cpuNote: `CPU per request: API ${per(a.api, b.api)} ms, worker ${per(a.worker, b.worker)} ms, Postgres ${per(a.pg, b.pg)} ms, Redis ${per(a.redis, b.redis)} ms, machine ${per(a.all, b.all)} ms`,

@@ -3,8 +3,8 @@ import { BASE, createTestEnv, eventually, type TestEnv, type TestPlatform } from
 import { anActiveExternalAccount, anApprovedCustomer, eurBankAccount, fund, usdBankAccount } from '../helpers/builders.js';
 import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { ctxFor } from '../../src/deps.js';
-import { onStatement } from '../../src/platform/db.js';
-import { readTransaction } from '../../src/domains/payments/transactions.repo.js';
+import { createPrisma, onStatement, poolOf } from '../../src/platform/db.js';
+import { readTransaction, readTransactionVersion } from '../../src/domains/payments/transactions.repo.js';
 import { transactionResource } from '../../src/domains/payments/transactions.resource.js';
 import type { RunningWorkers } from '../../src/workers.js';
 
@@ -25,6 +25,9 @@ afterAll(async () => {
   await workers.close();
   await env.close();
 });
+
+/** readTransaction's and readTransactionVersion's statements (the workers share the pool). */
+const isTransactionRead = (text: string) => text.includes('JOIN "transactions" t ON') || text.includes('svc_transaction_versions(');
 
 const get = (p: TestPlatform, id: string) => p.request({ method: 'GET', url: `/transactions/${id}` });
 
@@ -208,7 +211,7 @@ describe('reads sent together', () => {
     }
     const statements: string[] = [];
     // The workers share the pool: only readTransaction's statements count.
-    const stop = onStatement(env.deps.prisma, (text) => text.includes('JOIN "transactions" t ON') && statements.push(text));
+    const stop = onStatement(env.deps.prisma, (text) => isTransactionRead(text) && statements.push(text));
     const ctx1 = ctxFor(env.deps, p1.platformId);
     const ctx2 = ctxFor(env.deps, p2.platformId);
     let reads: Array<Awaited<ReturnType<typeof readTransaction>>>;
@@ -237,6 +240,47 @@ describe('reads sent together', () => {
   });
 });
 
+describe('the version read is planned once per connection', () => {
+  // Named statements only: through a transaction-mode pooler (DATABASE_PREPARED_STATEMENTS=false) the outer statement is parsed anew.
+  it.skipIf(process.env.DATABASE_PREPARED_STATEMENTS === 'false')('batches of any size run one plan made for any ids, a primary-key scan', async () => {
+    const p = await env.platform();
+    const a = await anApprovedCustomer(env, p, ['USD']);
+    const b = await anApprovedCustomer(env, p, ['USD']);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await quote(p, a.accounts.USD!, { destinationType: 'ACCOUNT', accountId: b.accounts.USD }, 100 + i)).json().transactionId);
+    // A table of some size, with statistics, as on a live database (on a near-empty one a scan of it is as cheap).
+    await env.deps.prisma.$executeRaw`
+      INSERT INTO transactions
+      SELECT (jsonb_populate_record(t, jsonb_build_object('id', t.id || '-' || g, 'quote_id', null, 'type', 'INCOMING'))).*
+      FROM transactions t, generate_series(1, 2000) g WHERE t.id = ${ids[0]}`;
+    await env.deps.prisma.$executeRawUnsafe('ANALYZE transactions');
+    // One connection, whose every plan auto_explain sends back as a notice.
+    const one = createPrisma(env.config.DATABASE_URL, { poolMax: 1 });
+    const pool = poolOf(one);
+    const plans: string[] = [];
+    pool.on('connect', (client) => client.on('notice', (n) => plans.push(n.message ?? '')));
+    try {
+      for (const sql of ["LOAD 'auto_explain'", 'SET auto_explain.log_min_duration = 0', 'SET auto_explain.log_nested_statements = on', "SET auto_explain.log_level = 'notice'"]) await pool.query(sql);
+      const ctx = { ...ctxFor(env.deps, p.platformId), prisma: one };
+      for (let batch = 1; batch <= 8; batch++) {
+        const asked = ids.slice(0, 1 + (batch % ids.length));
+        const versions = await Promise.all(asked.map((id) => readTransactionVersion(ctx, id)));
+        expect(versions.every((v) => v !== null && /^\d+$/.test(v.version))).toBe(true);
+      }
+    } finally {
+      await pool.end();
+    }
+    const inner = plans.filter((plan) => plan.includes('FROM "transactions" t'));
+    expect(inner).toHaveLength(8);
+    // A plan made for this call's values would name them: '{Transaction:…}'::text[].
+    for (const plan of inner) {
+      expect(plan).toMatch(/Index Scan (using|on) transactions_pkey/);
+      expect(plan).toContain('Index Cond: (id = ANY ($1))');
+      expect(plan).not.toContain('Transaction:');
+    }
+  });
+});
+
 describe('bodies kept per version of the row', () => {
   it('an unchanged row is answered from the body built before, after reading only its version; any update of the row is answered at once', async () => {
     const p = await env.platform();
@@ -246,7 +290,7 @@ describe('bodies kept per version of the row', () => {
     const first = await get(p, id);
     expect(first.statusCode).toBe(200);
     const reads: string[] = [];
-    const stop = onStatement(env.deps.prisma, (text) => text.includes('JOIN "transactions" t ON') && reads.push(text.includes('t."sent_amount"') ? 'row' : 'version'));
+    const stop = onStatement(env.deps.prisma, (text) => isTransactionRead(text) && reads.push(text.includes('t."sent_amount"') ? 'row' : 'version'));
     try {
       const again = await get(p, id);
       expect(again.statusCode).toBe(200);

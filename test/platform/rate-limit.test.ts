@@ -2,12 +2,13 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../helpers/app.js';
-import { coalescingRedisStore } from '../../src/platform/http/rate-limit-store.js';
+import { coalescingRedisStore, LEASE_MAX, leaseExtra } from '../../src/platform/http/rate-limit-store.js';
 
 /**
  * The rate limit's counters (src/platform/http/rate-limit-store.ts): the hits of one credential in one
- * turn of the event loop go to Redis as one INCRBY (issue 12), and each request is judged as if they had
- * been counted one by one, on the keys @fastify/rate-limit's own RedisStore uses.
+ * turn of the event loop go to Redis as one INCRBY (issue 12), which also leases the process a few
+ * permits more for its next hits; each request is judged by its permit's ordinal, as if the hits had been
+ * counted one by one, on the keys @fastify/rate-limit's own RedisStore uses.
  */
 let env: TestEnv;
 const WINDOW_MS = 60_000;
@@ -18,8 +19,8 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 type Store = { incr(key: string, cb: (err: Error | null, r?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void };
-const incr = (store: Store, key: string) =>
-  new Promise<{ current: number; ttl: number }>((resolve, reject) => store.incr(key, (err, r) => (err ? reject(err) : resolve(r!)), WINDOW_MS, 5));
+const incr = (store: Store, key: string, max = 5, windowMs = WINDOW_MS) =>
+  new Promise<{ current: number; ttl: number }>((resolve, reject) => store.incr(key, (err, r) => (err ? reject(err) : resolve(r!)), windowMs, max));
 const newStore = (nameSpace: string): Store => new (coalescingRedisStore(env.deps.redis, nameSpace))({}) as unknown as Store;
 
 describe('rate limit counters', () => {
@@ -67,5 +68,50 @@ describe('rate limit counters', () => {
     expect((await incr(ours, 'k')).current).toBe(2);
     expect((await incr(theirs, 'k')).current).toBe(3);
     expect((await Promise.all([incr(ours, 'k'), incr(ours, 'k')])).map((r) => r.current)).toEqual([4, 5]);
+  });
+
+  it('lease a process permits beyond its hits: its next hits are counted without Redis, and across processes exactly the limit pass', async () => {
+    const ns = `${env.config.REDIS_PREFIX}:rlt_${randomBytes(3).toString('hex')}:`;
+    const max = 1000;
+    const a = newStore(ns);
+    const b = newStore(ns);
+    const counter = async () => Number(await env.deps.redis.get(`${ns}k`));
+    // a's first hit takes its permit and LEASE_MAX more (an eighth of 1000 is more than that).
+    expect(leaseExtra(max, 0)).toBe(LEASE_MAX);
+    expect((await incr(a, 'k', max)).current).toBe(1);
+    expect(await counter()).toBe(1 + LEASE_MAX);
+    // Its next LEASE_MAX hits use them, in order, and Redis's count does not move.
+    const leased: number[] = [];
+    for (let i = 0; i < LEASE_MAX; i++) leased.push((await incr(a, 'k', max)).current);
+    expect(leased).toEqual(Array.from({ length: LEASE_MAX }, (_, i) => i + 2));
+    expect(await counter()).toBe(1 + LEASE_MAX);
+    // b's permits come after a's.
+    expect((await incr(b, 'k', max)).current).toBe(2 + LEASE_MAX);
+    // Both keep hitting, in turns of several hits, until each has been refused: every permit up to the
+    // limit went to exactly one hit, none beyond it passed, and the leases shrank to none near the end.
+    const admitted: number[] = [1, ...leased, 2 + LEASE_MAX];
+    const refused = new Set<Store>();
+    while (refused.size < 2) {
+      const turn = await Promise.all([a, a, a, b, b].map(async (store) => ({ store, r: await incr(store, 'k', max) })));
+      for (const { store, r } of turn) {
+        if (r.current <= max) admitted.push(r.current);
+        else refused.add(store);
+        expect(r.ttl).toBeGreaterThan(0);
+      }
+    }
+    expect(admitted.sort((x, y) => x - y)).toEqual(Array.from({ length: max }, (_, i) => i + 1));
+    expect(leaseExtra(max, max - 7)).toBe(0);
+  });
+
+  it('a lease ends with its window: the first hit after it is counted in a new window', async () => {
+    const ns = `${env.config.REDIS_PREFIX}:rlt_${randomBytes(3).toString('hex')}:`;
+    const store = newStore(ns);
+    const windowMs = 150;
+    expect((await incr(store, 'k', 1000, windowMs)).current).toBe(1);
+    expect((await incr(store, 'k', 1000, windowMs)).current).toBe(2);
+    // Well past the window: Redis has dropped the key, and the unused permits are not used.
+    await new Promise((resolve) => setTimeout(resolve, windowMs * 3));
+    expect((await incr(store, 'k', 1000, windowMs)).current).toBe(1);
+    expect(await env.deps.redis.get(`${ns}k`)).toBe(String(1 + LEASE_MAX));
   });
 });

@@ -95,8 +95,13 @@ const PLATFORM_ID = TRANSACTION_FIELDS.indexOf('platformId');
 const BY_IDS_SQL = `SELECT ${TRANSACTION_COLUMNS}, t.xmin::text FROM unnest($1::text[], $2::text[]) AS k(id, platform_id) JOIN "transactions" t ON t."id" = k.id AND t."platform_id" = k.platform_id`;
 /** The row's version (after the fields): its `xmin`, which every update of the row changes. */
 const VERSION = TRANSACTION_FIELDS.length;
-/** The version and owner of the transactions of (id, platform) pairs, without the rest of the row. */
-const VERSIONS_SQL = `SELECT t."id", t."platform_id", t."customer_id", t.xmin::text FROM unnest($1::text[], $2::text[]) AS k(id, platform_id) JOIN "transactions" t ON t."id" = k.id AND t."platform_id" = k.platform_id`;
+/**
+ * The version and owner of the transactions of these ids whose platform is one of these, without the
+ * rest of the row: found by primary key only (keyedReads hands a row only to the key naming its own
+ * platform), through a function that keeps one plan per connection (migration
+ * 20261128000000_svc_transaction_versions: as a prepared statement it was planned on every batch).
+ */
+const VERSIONS_SQL = `SELECT v.id, v.platform_id, v.customer_id, v.version FROM svc_transaction_versions($1::text[], $2::text[]) v`;
 /** Values as Prisma types them: bigint columns as BigInt (pg's default is a string); the rest pg's defaults (Date, parsed JSON). */
 const INT8_OID = 20;
 const toBigInt = (s: string) => BigInt(s);
