@@ -75,6 +75,8 @@ class CoalescingRedisStore implements FastifyRateLimitStore {
   private scheduled = false;
   /** Per key (credential or agent): a bounded number of them, the least recently used dropped first. */
   private readonly leases = new LRUCache<string, Lease>({ max: 10_000 });
+  /** INCRBYs on their way to Redis, per key. */
+  private readonly sending = new Map<string, number>();
 
   constructor(
     private readonly redis: WithCommand,
@@ -102,11 +104,29 @@ class CoalescingRedisStore implements FastifyRateLimitStore {
     this.scheduled = false;
     const batches = this.pending;
     this.pending = new Map();
-    for (const { key, windowMs, max, callbacks } of batches.values()) {
+    for (const batch of batches.values()) {
+      const { key, windowMs, max } = batch;
       const before = this.leases.get(key);
-      const extra = leaseExtra(max, before && before.endsAt > Date.now() ? before.counted : 0);
+      const now = Date.now();
+      let callbacks = batch.callbacks;
+      // Hits that waited while a lease arrived take its permits first.
+      if (before && before.endsAt > now && before.next <= before.last) {
+        const ttl = before.endsAt - now;
+        const served = Math.min(callbacks.length, before.last - before.next + 1);
+        for (let i = 0; i < served; i++) callbacks[i]!(null, { current: before.next++, ttl });
+        callbacks = callbacks.slice(served);
+        if (callbacks.length === 0) continue;
+      }
+      // One lease in the making per key, taken only once the last one is used up: a batch sent while
+      // another is on its way takes only its hits, so no lease replaces one whose permits are unused.
+      const sending = this.sending.get(key) ?? 0;
+      const extra = sending > 0 ? 0 : leaseExtra(max, before && before.endsAt > now ? before.counted : 0);
       const take = callbacks.length + extra;
+      this.sending.set(key, sending + 1);
       this.redis[COMMAND](key, take, windowMs, (err, result) => {
+        const left = this.sending.get(key)! - 1;
+        if (left > 0) this.sending.set(key, left);
+        else this.sending.delete(key);
         if (err || !result) {
           for (const cb of callbacks) cb(err ?? new Error('rate limit: no answer from Redis'));
           return;
@@ -114,8 +134,7 @@ class CoalescingRedisStore implements FastifyRateLimitStore {
         const [after, ttl] = result;
         const first = after - take + 1;
         // The permits beyond the hits, up to the limit, are this process's until the window ends.
-        const next = first + callbacks.length;
-        this.leases.set(key, { next, last: Math.min(after, max), endsAt: Date.now() + ttl, counted: after });
+        if (extra > 0) this.leases.set(key, { next: first + callbacks.length, last: Math.min(after, max), endsAt: Date.now() + ttl, counted: after });
         for (let i = 0; i < callbacks.length; i++) callbacks[i]!(null, { current: first + i, ttl });
       });
     }
