@@ -85,11 +85,7 @@ class CoalescingRedisStore implements FastifyRateLimitStore {
 
   incr(key: string, callback: Callback, timeWindow: number, max: number): void {
     const full = this.prefix + key;
-    const lease = this.leases.get(full);
-    if (lease && lease.next <= lease.last) {
-      const ttl = lease.endsAt - Date.now();
-      if (ttl > 0) return callback(null, { current: lease.next++, ttl });
-    }
+    if (this.serve(this.leases.get(full), [callback]) === 1) return;
     const batchKey = `${timeWindow}\n${max}\n${full}`;
     let batch = this.pending.get(batchKey);
     if (!batch) this.pending.set(batchKey, (batch = { key: full, windowMs: timeWindow, max, callbacks: [] }));
@@ -107,16 +103,11 @@ class CoalescingRedisStore implements FastifyRateLimitStore {
     for (const batch of batches.values()) {
       const { key, windowMs, max } = batch;
       const before = this.leases.get(key);
-      const now = Date.now();
-      let callbacks = batch.callbacks;
       // Hits that waited while a lease arrived take its permits first.
-      if (before && before.endsAt > now && before.next <= before.last) {
-        const ttl = before.endsAt - now;
-        const served = Math.min(callbacks.length, before.last - before.next + 1);
-        for (let i = 0; i < served; i++) callbacks[i]!(null, { current: before.next++, ttl });
-        callbacks = callbacks.slice(served);
-        if (callbacks.length === 0) continue;
-      }
+      const served = this.serve(before, batch.callbacks);
+      const callbacks = served > 0 ? batch.callbacks.slice(served) : batch.callbacks;
+      if (callbacks.length === 0) continue;
+      const now = Date.now();
       // One lease in the making per key, taken only once the last one is used up: a batch sent while
       // another is on its way takes only its hits, so no lease replaces one whose permits are unused.
       const sending = this.sending.get(key) ?? 0;
@@ -139,6 +130,16 @@ class CoalescingRedisStore implements FastifyRateLimitStore {
       });
     }
   };
+
+  /** Gives the first hits of `callbacks` the lease's next permits while it has some in a running window; how many it served. */
+  private serve(lease: Lease | undefined, callbacks: readonly Callback[]): number {
+    if (!lease || lease.next > lease.last) return 0;
+    const ttl = lease.endsAt - Date.now();
+    if (ttl <= 0) return 0;
+    const served = Math.min(callbacks.length, lease.last - lease.next + 1);
+    for (let i = 0; i < served; i++) callbacks[i]!(null, { current: lease.next++, ttl });
+    return served;
+  }
 
   /** A route's own limit (config.rateLimit): its keys apart, as RedisStore names them. */
   child(routeOptions: Parameters<FastifyRateLimitStore['child']>[0]): FastifyRateLimitStore {
