@@ -72,7 +72,11 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
   installErrorHandling(app);
   // Text Postgres cannot store (NUL, unpaired surrogates) is refused at the edge, for every route,
   // before idempotency claims a key or a handler reads the database (docs/decisions.md, issue 11).
-  app.addHook('preHandler', async (req) => checkRequestText(req));
+  // Hooks that never wait are written with `done`: no promise and no extra turn per request (issue 12).
+  app.addHook('preHandler', (req, _reply, done) => {
+    checkRequestText(req);
+    done();
+  });
   installJsonParsing(app);
   const routeTable: Array<{ method: string; url: string }> = [];
   app.decorate('routeTable', routeTable);
@@ -80,17 +84,18 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     for (const method of [route.method].flat()) routeTable.push({ method: String(method), url: route.url });
   });
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
-    return payload;
+    done(null, payload);
   });
   // One log line per request (request bodies are never logged: they carry PII). `reqId` comes from
   // the request logger's own binding: exactly one per line.
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     req.log.info(
       { platformId: req.principal?.platformId, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, latencyMs: Math.round(reply.elapsedTime) },
       'request',
     );
+    done();
   });
 
   const operatorGuard = operatorAuth(config);
@@ -118,9 +123,10 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
         resolveAgentToken: (token) => resolveAgentToken(deps, token),
       });
       api.decorateRequest('ctx', null as unknown as Ctx);
-      api.addHook('onRequest', async (req) => {
+      api.addHook('onRequest', (req, _reply, done) => {
         const ctx = ctxFor(deps, req.principal.platformId);
         req.ctx = req.principal.agent ? { ...ctx, agent: req.principal.agent } : ctx;
+        done();
       });
       await api.register(rateLimit, {
         global: true,

@@ -96,10 +96,11 @@ export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues:
    * behind it. Without operator credentials /metrics is a 404.
    */
   function install(app: FastifyInstance, guard?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) {
-    app.addHook('onResponse', async (req, reply) => {
+    app.addHook('onResponse', (req, reply, done) => {
       const route = req.routeOptions.url ?? 'unmatched';
       requests.inc({ method: req.method, route, status: String(reply.statusCode) });
       latency.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+      done();
     });
     if (!guard) return;
     app.get('/metrics', { logLevel: 'warn', onRequest: guard }, async (_req, reply) => {

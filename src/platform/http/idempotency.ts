@@ -50,11 +50,17 @@ function fingerprintOf(req: FastifyRequest): string {
 export function installIdempotency(scope: FastifyInstance, o: IdempotencyOptions) {
   const leases = new Leases(o.redis, o.redisPrefix, o.leaseMs);
 
-  scope.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+  // Most requests carry no key: they pass without a promise or an extra turn (issue 12).
+  scope.addHook('preHandler', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const route = req.routeOptions.config.idempotent;
-    if (!route) return;
     const raw = req.headers['idempotency-key'];
-    if (raw === undefined) return;
+    if (!route || raw === undefined) return done();
+    claimKey(req, reply, route, raw).then(() => {
+      if (!reply.sent) done();
+    }, done);
+  });
+
+  const claimKey = async (req: FastifyRequest, reply: FastifyReply, route: NonNullable<FastifyRequest['routeOptions']['config']['idempotent']>, raw: string | string[]): Promise<unknown> => {
     const key = Array.isArray(raw) ? raw[0] ?? '' : raw;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
       throw new ValidationError([{ field: 'Idempotency-Key', constraint: { minLength: 1, maxLength: MAX_KEY_LENGTH }, message: 'Must be 1 to 255 characters.' }]);
@@ -81,11 +87,16 @@ export function installIdempotency(scope: FastifyInstance, o: IdempotencyOptions
     req.idempotency = claim;
     req.idempotencyLease = { key: leaseKey, timer: leases.keepAlive(leaseKey, req.id) };
     req.ctx = { ...req.ctx, idempotency: claim, baseDb: req.ctx.db, db: claimingDb(req.ctx.db, claim) };
+    return undefined;
+  };
+
+  scope.addHook('onSend', (req, reply, payload, done) => {
+    const claim = req.idempotency;
+    if (!claim || claim.taken) return done(null, payload);
+    storeAnswer(req, reply, payload, claim).then(() => done(null, payload), done);
   });
 
-  scope.addHook('onSend', async (req, reply, payload) => {
-    const claim = req.idempotency;
-    if (!claim || claim.taken) return payload;
+  const storeAnswer = async (req: FastifyRequest, reply: FastifyReply, payload: unknown, claim: IdempotencyClaim): Promise<void> => {
     req.idempotency = undefined;
     const status = reply.statusCode;
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload ?? '');
@@ -99,18 +110,20 @@ export function installIdempotency(scope: FastifyInstance, o: IdempotencyOptions
         VALUES (${claim.platformId}, ${claim.key}, ${claim.fingerprint}, 'DONE', ${status}, ${body}, ${new Date()}, ${claim.expiresAt})
         ON CONFLICT (platform_id, key) DO NOTHING`;
     }
-    return payload;
-  });
+  };
 
-  const release = async (req: FastifyRequest) => {
+  const release = (req: FastifyRequest) => {
     const lease = req.idempotencyLease;
     if (!lease) return;
     req.idempotencyLease = undefined;
     clearInterval(lease.timer);
     leases.release(lease.key, req.id);
   };
-  scope.addHook('onResponse', release);
-  scope.addHook('onRequestAbort', release);
+  scope.addHook('onResponse', (req, _reply, done) => {
+    release(req);
+    done();
+  });
+  scope.addHook('onRequestAbort', async (req) => release(req));
 }
 
 function replayStored(reply: FastifyReply, status: number, body: string | null) {

@@ -57,5 +57,8 @@ export function rejectUnknownQuery(req: FastifyRequest): void {
 
 /** Installs the check on every route of the scope (the authenticated API). */
 export function installStrictQuery(scope: FastifyInstance): void {
-  scope.addHook('preValidation', async (req) => rejectUnknownQuery(req));
+  scope.addHook('preValidation', (req, _reply, done) => {
+    rejectUnknownQuery(req);
+    done();
+  });
 }
