@@ -60,7 +60,8 @@ export function installIdempotency(scope: FastifyInstance, o: IdempotencyOptions
     }, done);
   });
 
-  const claimKey = async (req: FastifyRequest, reply: FastifyReply, route: NonNullable<FastifyRequest['routeOptions']['config']['idempotent']>, raw: string | string[]): Promise<unknown> => {
+  /** Claims the request's key, or answers the request from the key's record (then the reply is sent). */
+  const claimKey = async (req: FastifyRequest, reply: FastifyReply, route: NonNullable<FastifyRequest['routeOptions']['config']['idempotent']>, raw: string | string[]): Promise<void> => {
     const key = Array.isArray(raw) ? raw[0] ?? '' : raw;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
       throw new ValidationError([{ field: 'Idempotency-Key', constraint: { minLength: 1, maxLength: MAX_KEY_LENGTH }, message: 'Must be 1 to 255 characters.' }]);
@@ -74,12 +75,12 @@ export function installIdempotency(scope: FastifyInstance, o: IdempotencyOptions
     if (live) {
       if (leased) leases.release(leaseKey, req.id);
       if (live.fingerprint !== fingerprint) throw new DomainError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request.');
-      if (live.state === 'DONE' && live.responseStatus !== null) return replayStored(reply, live.responseStatus, live.responseBody);
+      if (live.state === 'DONE' && live.responseStatus !== null) return void replayStored(reply, live.responseStatus, live.responseBody);
       const rebuilt = typeof route === 'object' ? await route.replay(req, live.resourceId ?? undefined).catch(() => undefined) : undefined;
       if (!rebuilt) throw new IdempotencyKeyTakenError();
       const body = JSON.stringify(rebuilt.body);
       await o.prisma.idempotencyRecord.updateMany({ where: { platformId, key, state: 'COMMITTED' }, data: { state: 'DONE', responseStatus: rebuilt.status, responseBody: body } });
-      return replayStored(reply, rebuilt.status, body);
+      return void replayStored(reply, rebuilt.status, body);
     }
     if (!leased) throw new IdempotencyKeyTakenError();
     const claim: IdempotencyClaim = { platformId, key, fingerprint, expiresAt: new Date(Date.now() + o.ttlHours * 3_600_000), committed: false, taken: false };
@@ -87,7 +88,6 @@ export function installIdempotency(scope: FastifyInstance, o: IdempotencyOptions
     req.idempotency = claim;
     req.idempotencyLease = { key: leaseKey, timer: leases.keepAlive(leaseKey, req.id) };
     req.ctx = { ...req.ctx, idempotency: claim, baseDb: req.ctx.db, db: claimingDb(req.ctx.db, claim) };
-    return undefined;
   };
 
   scope.addHook('onSend', (req, reply, payload, done) => {
@@ -96,6 +96,7 @@ export function installIdempotency(scope: FastifyInstance, o: IdempotencyOptions
     storeAnswer(req, reply, payload, claim).then(() => done(null, payload), done);
   });
 
+  /** Records the answer under the request's claimed key (DONE), as the effect did or did not commit. */
   const storeAnswer = async (req: FastifyRequest, reply: FastifyReply, payload: unknown, claim: IdempotencyClaim): Promise<void> => {
     req.idempotency = undefined;
     const status = reply.statusCode;
