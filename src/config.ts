@@ -307,6 +307,30 @@ export const envSchema = z.object({
     .string()
     .regex(/^whsec_[A-Za-z0-9+/=]{20,}$/, 'must be whsec_ followed by a base64 secret of at least 16 bytes')
     .optional(),
+  // anchor:24 (Issue 24 — one money writer, keys for free)
+
+  // end:24
+  // anchor:24b (Issue 24 — defaults, start in one command, honest bench)
+
+  // end:24b
+  // anchor:30 (Issue 30 — flat as the data grows)
+
+  // end:30
+  // anchor:25a (Issue 25 — REF requests and reads)
+
+  // end:25a
+  // anchor:25b (Issue 25 — REF new operations, account statuses, UMA approval)
+
+  // end:25b
+  // anchor:27 (Issue 27 — cards that spend)
+
+  // end:27
+  // anchor:28 (Issue 28 — Global Accounts (embedded wallets))
+
+  // end:28
+  // anchor:26 (Issue 26 — stablecoin issuance and pay-in coordinates)
+
+  // end:26
   /** OpenTelemetry tracing through the official Node SDK: off unless true (OTEL_* variables configure the exporter). */
   OTEL_ENABLED: bool.default(false),
 });
