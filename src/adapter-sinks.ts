@@ -7,6 +7,7 @@ import { receiveResetLivenessOutcome } from './domains/sca/index.js';
 import { enqueueBeneficiaryCheck } from './domains/external-accounts/external-accounts.queue.js';
 import { enqueueDecision } from './domains/verification/verification.jobs.js';
 import { OPEN_STATUSES } from './domains/verification/verification.model.js';
+import { receiveIssuerReport } from './domains/stablecoin/index.js';
 
 /**
  * Where adapters' asynchronous outcomes enter the domains (the callbacks of AdapterContext). Each
@@ -36,6 +37,8 @@ export function adapterSinks(deps: () => AppDeps): AdapterSinks {
         throw err;
       }
     },
+
+    issuerOperationUpdated: (provider, reference) => receiveIssuerReport(deps(), provider, reference),
 
     async beneficiaryCheckUpdated(reference) {
       const d = deps();

@@ -329,6 +329,15 @@ export const envSchema = z.object({
 
   // end:28
   // anchor:26 (Issue 26 — stablecoin issuance and pay-in coordinates)
+  /** The stablecoin issuer (docs/adapters.md "Stablecoin issuer"): sandbox (default with SVC_ENV=sandbox), http-issuer, none, or a module path. */
+  STABLECOIN_ISSUER_PROVIDER: adapterChoice('stablecoin-issuer').optional(),
+  /** How long a WIRE-funded mint or an EXTERNAL_ACCOUNT burn waits for its funds before it EXPIRES (REF `expiresAt`). */
+  STABLECOIN_FUNDING_EXPIRY_MS: z.coerce.number().int().min(60_000).max(30 * 86_400_000).default(7 * 86_400_000),
+  /** Reconciliation: how often, and how many operations per sweep, the issuer is asked about unfinished operations. */
+  STABLECOIN_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
+  STABLECOIN_RECONCILE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  /** How often linked provider credentials are verified again (a refused check marks the link INVALID or REVOKED). */
+  STABLECOIN_CREDENTIAL_CHECK_INTERVAL_MS: z.coerce.number().int().min(1000).max(7 * 86_400_000).default(3_600_000),
 
   // end:26
   /** OpenTelemetry tracing through the official Node SDK: off unless true (OTEL_* variables configure the exporter). */

@@ -114,6 +114,8 @@ const CALLS: Record<Exclude<AdapterKind, 'rail'>, Record<string, number>> = {
   storage: { put: 3, get: 1, delete: 1 },
   'beneficiary-check': { check: 1 },
   'bank-link': { createLinkToken: 1, exchangePublicToken: 1 },
+  // Guarded by guardIssuer (src/adapters/stablecoin-issuer/guard.ts), which also reads answers defensively.
+  'stablecoin-issuer': {},
 };
 
 /** Timeouts for the other kinds: the same object with each call bounded and given a signal. */

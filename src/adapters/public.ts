@@ -70,3 +70,10 @@ export { BankLinkError, type BankLinkAdapter, type LinkedBankAccount, type LinkT
 // real-time funding work; selected by their own settings for now, not yet by module path.
 export { UmaCounterpartyError, type UmaCounterpartyAdapter, type UmaCurrencyOption, type UmaLookupRequest, type UmaPayRequest, type UmaPayTerms, type UmaReceiver } from './uma/port.js';
 export { FUNDING_NETWORKS, matchKeyFor, type DepositDetector, type FundingInstructionOut, type InstructionsRequest } from './deposits/port.js';
+
+// Stablecoin issuance (STABLECOIN_ISSUER_PROVIDER, issue 26): REF's stablecoin provider (BRALE).
+export {
+  IssuerError, ISSUER_OPERATION_STATUSES, type StablecoinIssuer, type StablecoinIssuerContext, type IssuerCredentials, type IssuerAccount,
+  type CredentialCheck, type TokenQuery, type ResolvedToken, type IssuerOperationRequest, type IssuerOperationResult, type IssuerOperationStatus,
+  type IssuerBankAccount, type IssuerReportReceipt,
+} from './stablecoin-issuer/port.js';

@@ -33,6 +33,10 @@ export type { Adapters, RailRouter } from './adapter-set.js';
 import type { BankLinkAdapter } from './bank-link/port.js';
 import { createSandboxBankLink } from './bank-link/sandbox/index.js';
 import { createPlaidBankLink } from './bank-link/plaid/index.js';
+import type { IssuerReportReceipt, StablecoinIssuer, StablecoinIssuerContext } from './stablecoin-issuer/port.js';
+import { createSandboxIssuer } from './stablecoin-issuer/sandbox/index.js';
+import { createHttpIssuer } from './stablecoin-issuer/http/index.js';
+import { guardIssuer } from './stablecoin-issuer/guard.js';
 
 /**
  * Builds every adapter a process uses, once, at start (createDeps): the configured built-in or the
@@ -48,6 +52,8 @@ export interface AdapterSinks {
   kycCaseUpdated(caseId: string): Promise<'ACCEPTED' | 'UNKNOWN_CASE'>;
   livenessOutcome(token: string, outcome: LivenessOutcome): Promise<'ACCEPTED' | 'UNKNOWN_SESSION'>;
   beneficiaryCheckUpdated(reference: string): Promise<'ACCEPTED' | 'UNKNOWN_CHECK'>;
+  /** issue 26: the stablecoin issuer says an operation changed (`reference`: the provider's id). */
+  issuerOperationUpdated(provider: string, reference: string): Promise<IssuerReportReceipt>;
 }
 
 export interface AdapterRuntime {
@@ -104,6 +110,14 @@ const BUILT_INS: Record<AdapterKind, Record<string, BuiltIn>> = {
     plaid: (s, c) => createPlaidBankLink(s, c),
     none: () => undefined,
   },
+  'stablecoin-issuer': {
+    sandbox: (_s, _c, rt) => (
+      sandboxOnly(rt, 'the sandbox stablecoin issuer'),
+      createSandboxIssuer({ db: rt.prisma, now: () => rt.clock.now().getTime(), stepMs: Math.round(1000 * rt.config.SANDBOX_RAIL_DELAY_SCALE) })
+    ),
+    'http-issuer': (s, c) => createHttpIssuer(s, c as StablecoinIssuerContext),
+    none: () => undefined,
+  },
 };
 
 /** The methods an implementation of each kind must have. */
@@ -116,6 +130,7 @@ const REQUIRED: Record<AdapterKind, string[]> = {
   storage: ['put', 'get', 'delete'],
   'beneficiary-check': ['check'],
   'bank-link': ['createLinkToken', 'exchangePublicToken'],
+  'stablecoin-issuer': ['verifyCredentials', 'resolveToken', 'createOperation', 'getOperation'],
 };
 
 export const builtInNames = (kind: AdapterKind): string[] => Object.keys(BUILT_INS[kind]);
@@ -150,6 +165,7 @@ function checkShape(kind: AdapterKind, instance: unknown, expectedId: string): v
   if (a.id !== expectedId) throw new Error(`the adapter's id is "${a.id}" but it is configured as "${expectedId}" (export const id = '${a.id}' from the module)`);
   const missing = REQUIRED[kind].filter((m) => typeof a[m] !== 'function');
   if (missing.length) throw new Error(`a ${kind} adapter needs ${missing.join(', ')}()`);
+  if (kind === 'stablecoin-issuer' && a.provider !== 'BRALE') throw new Error('a stablecoin-issuer adapter needs `provider: \'BRALE\'` (REF\'s StablecoinProvider values)');
   if (kind === 'kyc' && typeof a.provider !== 'string') throw new Error('a kyc adapter needs a `provider` string (the kyc-link response names it)');
   if (kind === 'rail' && a.rails !== undefined && !(Array.isArray(a.rails) && a.rails.every((r) => typeof r === 'string'))) throw new Error('`rails` must be an array of rail names');
   if (a.handleWebhook !== undefined && typeof a.handleWebhook !== 'function') throw new Error('`handleWebhook` must be a function');
@@ -199,6 +215,10 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
         const c: LivenessAdapterContext = { ...base, reportLivenessOutcome: (r) => rt.sinks.livenessOutcome(r.token, r.outcome) };
         return c;
       }
+      case 'stablecoin-issuer': {
+        const c: StablecoinIssuerContext = { ...base, reportOperationUpdated: (reference: string) => rt.sinks.issuerOperationUpdated(String((self() as StablecoinIssuer | undefined)?.provider ?? ''), reference) };
+        return c;
+      }
       case 'beneficiary-check': {
         const c: BeneficiaryCheckAdapterContext = { ...base, reportCheckUpdated: (reference: string) => rt.sinks.beneficiaryCheckUpdated(reference) };
         return c;
@@ -234,7 +254,10 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
           // `none` built-ins stand for "no provider" and build nothing.
           if (instance === undefined && parsed.type === 'builtin') return { kind, id, instance: undefined };
           checkShape(kind, instance, id);
-          const guarded = kind === 'rail' ? guardRail(instance as RailAdapter, config.PROVIDER_TIMEOUT_MS, context.logger) : guardCalls(kind, instance as object, config.PROVIDER_TIMEOUT_MS);
+          const guarded =
+            kind === 'rail' ? guardRail(instance as RailAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
+            : kind === 'stablecoin-issuer' ? guardIssuer(instance as StablecoinIssuer, config.PROVIDER_TIMEOUT_MS, context.logger)
+            : guardCalls(kind, instance as object, config.PROVIDER_TIMEOUT_MS);
           guardedRef = guarded;
           const b: Built = { kind, id, instance: guarded };
           built.push(b);
@@ -269,6 +292,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
   const storage = await buildOne('storage', config.DOCUMENT_STORAGE, 'DOCUMENT_STORAGE');
   const beneficiary = await buildOne('beneficiary-check', config.BENEFICIARY_CHECK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BENEFICIARY_CHECK_PROVIDER');
   const bankLink = await buildOne('bank-link', config.BANK_LINK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BANK_LINK_PROVIDER');
+  const issuer = await buildOne('stablecoin-issuer', config.STABLECOIN_ISSUER_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'STABLECOIN_ISSUER_PROVIDER');
 
   const webhooks = new Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>>();
   for (const b of built) {
@@ -317,6 +341,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     storage: storage!.id,
     'beneficiary-check': beneficiary!.id,
     'bank-link': bankLink!.id,
+    'stablecoin-issuer': issuer!.id,
   };
   const adapters: Adapters = {
     rails: router,
@@ -327,6 +352,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     storage: storage!.instance as DocumentStorage,
     beneficiaryCheck: beneficiary!.instance as BeneficiaryCheckAdapter,
     bankLink: bankLink!.instance as BankLinkAdapter | undefined,
+    stablecoinIssuer: issuer!.instance as StablecoinIssuer | undefined,
     webhookHandler: (id) => webhooks.get(id),
     summary,
     async close() {

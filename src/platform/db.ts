@@ -118,6 +118,9 @@ export const GLOBAL_MODELS = new Set([
   // idempotency key, read and written only by the sandbox rail adapter through the unscoped client.
   'SandboxBankPayout',
   'SandboxBankRefund',
+  // issue 26: the sandbox stablecoin issuer's simulated provider, read and written only by that adapter.
+  'SandboxIssuerOperation',
+  'SandboxIssuerClient',
 ]);
 /** The one model whose own id is the platform id. */
 const PLATFORM_MODEL = 'Platform';

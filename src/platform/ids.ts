@@ -38,7 +38,12 @@ export type ResourceType =
   | 'SandboxSend'
   | 'Invitation'
   | 'BulkCustomerImport'
-  | 'BankLink';
+  | 'BankLink'
+  // issue 26: stablecoin issuance
+  | 'StablecoinProviderAccount'
+  | 'Stablecoin'
+  | 'StablecoinOperation'
+  | 'SandboxIssuerOperation';
 
 /**
  * Random bytes for ids, drawn from the CSPRNG 4 KiB at a time: `uuid` asks crypto.getRandomValues for

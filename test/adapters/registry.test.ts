@@ -19,6 +19,7 @@ const sinks: AdapterSinks = {
   kycCaseUpdated: async () => 'ACCEPTED',
   livenessOutcome: async () => 'ACCEPTED',
   beneficiaryCheckUpdated: async () => 'ACCEPTED',
+  issuerOperationUpdated: async () => 'ACCEPTED',
 };
 const BASE_ENV = { DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x' };
 const redis = createRedis(inject('redisUrl'));

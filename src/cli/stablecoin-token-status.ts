@@ -1,0 +1,38 @@
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { loadConfig } from '../config.js';
+import type { AppDeps } from '../deps.js';
+import { createPrisma } from '../platform/db.js';
+import { systemClock } from '../platform/clock.js';
+import { operatorSetTokenStatus } from '../domains/stablecoin/stablecoins.service.js';
+import { GRID_OPERATIONS_EVENT_FOR, type GridOperationsTarget } from '../domains/stablecoin/issuance.model.js';
+
+/**
+ * npm run stablecoin:token-status -- --platform Platform:<uuid> --stablecoin Stablecoin:<uuid> --status PENDING_APPROVAL|ENABLING|ENABLED|DISABLED
+ * The operator's moves of one registered token's `gridOperationsStatus` (REF; the per-token form of
+ * npm run stablecoin:set). Moves outside the transition table are refused (INVALID_STATE_TRANSITION).
+ */
+const TARGETS = Object.keys(GRID_OPERATIONS_EVENT_FOR) as GridOperationsTarget[];
+
+async function main() {
+  const { values } = parseArgs({ options: { platform: { type: 'string' }, stablecoin: { type: 'string' }, status: { type: 'string' } } });
+  if (!values.platform) throw new Error('--platform is required');
+  if (!values.stablecoin) throw new Error('--stablecoin is required');
+  const status = TARGETS.find((t) => t === values.status);
+  if (!status) throw new Error(`--status must be one of: ${TARGETS.join(', ')}`);
+  const config = loadConfig();
+  const prisma = createPrisma(config.DATABASE_URL, 2);
+  try {
+    // Only the database, the clock and the config: the move is one transition() on the token's row.
+    const deps = { config, prisma, clock: systemClock, logger: pino({ level: 'warn' }) } as unknown as AppDeps;
+    const token = await operatorSetTokenStatus(deps, values.platform, values.stablecoin, status);
+    console.log(`${token.id}: ${token.gridOperationsStatus}${token.currency ? ` (currency ${token.currency})` : ''}`);
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? `${(err as { code?: string }).code ? `${(err as { code?: string }).code}: ` : ''}${err.message}` : err);
+  process.exit(1);
+});
