@@ -34,7 +34,7 @@ export async function issuanceRoutes(app: FastifyInstance) {
     reply.status(201);
     return providerAccountResource(link);
   });
-  app.get('/stablecoin-provider-accounts', async (req) => page(await listProviderAccounts(req.ctx, parseInput(listProviderAccountsQuery, req.query)), providerAccountResource));
+  app.get('/stablecoin-provider-accounts', { config: { query: listProviderAccountsQuery } }, async (req) => page(await listProviderAccounts(req.ctx, parseInput(listProviderAccountsQuery, req.query)), providerAccountResource));
   app.get('/stablecoin-provider-accounts/:stablecoinProviderAccountId', async (req) => {
     const { stablecoinProviderAccountId } = parseInput(providerAccountIdParams, req.params);
     return providerAccountResource(await getProviderAccount(req.ctx, stablecoinProviderAccountId));
@@ -46,7 +46,7 @@ export async function issuanceRoutes(app: FastifyInstance) {
     reply.status(201);
     return stablecoinResource(token);
   });
-  app.get('/stablecoins', async (req) => page(await listStablecoins(req.ctx, parseInput(listStablecoinsQuery, req.query)), stablecoinResource));
+  app.get('/stablecoins', { config: { query: listStablecoinsQuery } }, async (req) => page(await listStablecoins(req.ctx, parseInput(listStablecoinsQuery, req.query)), stablecoinResource));
   app.get('/stablecoins/:stablecoinId', async (req) => {
     const { stablecoinId } = parseInput(stablecoinIdParams, req.params);
     return stablecoinResource(await getStablecoin(req.ctx, stablecoinId));
@@ -65,7 +65,7 @@ export async function issuanceRoutes(app: FastifyInstance) {
     reply.status(201);
     return operationResource(op);
   });
-  app.get('/stablecoins/:stablecoinId/operations', async (req) => {
+  app.get('/stablecoins/:stablecoinId/operations', { config: { query: listOperationsQuery } }, async (req) => {
     const { stablecoinId } = parseInput(stablecoinIdParams, req.params);
     return page(await listOperations(req.ctx, stablecoinId, parseInput(listOperationsQuery, req.query)), operationResource);
   });
