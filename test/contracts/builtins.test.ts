@@ -24,6 +24,8 @@ import { describeStorageContract } from './storage.contract.js';
 import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
 import { describeBankLinkContract } from './bank-link.contract.js';
 import { createSandboxBankLink, sandboxPublicToken } from '../../src/adapters/bank-link/sandbox/index.js';
+import { describeIssuerContract } from './stablecoin-issuer.contract.js';
+import { sandboxIssuerHarness } from './stablecoin-issuer.harness.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -72,3 +74,6 @@ describeBankLinkContract('sandbox', async () => ({
   adapter: createSandboxBankLink({ now: () => new Date(), linkPageUrl: (t) => `http://localhost:3000/2025-10-13/sandbox/plaid/link/${t}` }),
   completeLink: async (linkToken) => ({ publicToken: sandboxPublicToken(linkToken, 'sandbox-checking'), accountId: 'sandbox-checking' }),
 }));
+
+// issue 26: the sandbox stablecoin issuer (its simulated provider keeps records in Postgres, as the sandbox bank does).
+describeIssuerContract('sandbox', sandboxIssuerHarness);
