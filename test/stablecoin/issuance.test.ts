@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { BASE, createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { anActiveExternalAccount, usdBankAccount } from '../helpers/builders.js';
 import { sparkAddress } from '../unit/external-accounts/fixtures.js';
 import { expireOperations, reconcileOperations, reverifyCredentials } from '../../src/domains/stablecoin/issuance.jobs.js';
@@ -17,8 +18,13 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const key = () => ({ 'idempotency-key': randomUUID() });
-const post = (p: TestPlatform, url: string, payload: unknown, headers: Record<string, string> = key()) => p.request({ method: 'POST', url, payload: payload as object, headers });
-const get = (p: TestPlatform, url: string) => p.request({ method: 'GET', url });
+/** Every answer of these tests, success or error, is checked against openapi.yaml. */
+async function documented(method: string, url: string, res: Awaited<ReturnType<TestPlatform['request']>>) {
+  assertMatchesResponseSchema(method, `${BASE}${url.split('?')[0]}`, res.statusCode, res.json());
+  return res;
+}
+const post = async (p: TestPlatform, url: string, payload: unknown, headers: Record<string, string> = key()) => documented('POST', url, await p.request({ method: 'POST', url, payload: payload as object, headers }));
+const get = async (p: TestPlatform, url: string) => documented('GET', url, await p.request({ method: 'GET', url }));
 const clientId = () => `client-${randomUUID().slice(0, 8)}`;
 const STEP_MS = 1000;
 
