@@ -19,7 +19,7 @@ CREATE TABLE "stablecoin_provider_accounts" (
 );
 CREATE UNIQUE INDEX "stablecoin_provider_accounts_link_key" ON "stablecoin_provider_accounts"("platform_id", "provider", "provider_environment", "provider_account_id");
 CREATE INDEX "stablecoin_provider_accounts_platform_id_id_idx" ON "stablecoin_provider_accounts"("platform_id", "id");
-CREATE INDEX "stablecoin_provider_accounts_verify_idx" ON "stablecoin_provider_accounts"("next_verify_at") WHERE "status" = 'ACTIVE';
+CREATE INDEX "stablecoin_provider_accounts_status_next_verify_at_idx" ON "stablecoin_provider_accounts"("status", "next_verify_at");
 
 CREATE TABLE "stablecoins" (
   "id"                             TEXT PRIMARY KEY,
@@ -34,7 +34,7 @@ CREATE TABLE "stablecoins" (
   "network_token_identifier"       TEXT NOT NULL,
   "currency"                       TEXT,
   "provider"                       TEXT NOT NULL,
-  "stablecoin_provider_account_id" TEXT NOT NULL REFERENCES "stablecoin_provider_accounts"("id"),
+  "stablecoin_provider_account_id" TEXT NOT NULL REFERENCES "stablecoin_provider_accounts"("id") ON DELETE RESTRICT ON UPDATE CASCADE,
   "provider_environment"           TEXT NOT NULL,
   "provider_token_identifier"      TEXT NOT NULL,
   "created_at"                     TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -49,7 +49,7 @@ CREATE INDEX "stablecoins_platform_id_id_idx" ON "stablecoins"("platform_id", "i
 CREATE TABLE "stablecoin_operations" (
   "id"                             TEXT PRIMARY KEY,
   "platform_id"                    TEXT NOT NULL,
-  "stablecoin_id"                  TEXT NOT NULL REFERENCES "stablecoins"("id"),
+  "stablecoin_id"                  TEXT NOT NULL REFERENCES "stablecoins"("id") ON DELETE RESTRICT ON UPDATE CASCADE,
   "operation_type"                 TEXT NOT NULL CHECK ("operation_type" IN ('MINT', 'BURN')),
   "status"                         TEXT NOT NULL CHECK ("status" IN ('CREATED', 'PENDING_FUNDING', 'PENDING_PROVIDER', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED')),
   "amount"                         BIGINT NOT NULL CHECK ("amount" > 0),
@@ -76,8 +76,9 @@ CREATE TABLE "stablecoin_operations" (
   CHECK ("status" <> 'PENDING_FUNDING' OR "expires_at" IS NOT NULL)
 );
 CREATE INDEX "stablecoin_operations_list_idx" ON "stablecoin_operations"("platform_id", "stablecoin_id", "operation_type", "id");
-CREATE INDEX "stablecoin_operations_due_idx" ON "stablecoin_operations"("next_check_at") WHERE "next_check_at" IS NOT NULL;
-CREATE INDEX "stablecoin_operations_expiry_idx" ON "stablecoin_operations"("expires_at") WHERE "status" = 'PENDING_FUNDING';
+-- The sweeps: due provider checks (NULL once final) and PENDING_FUNDING operations by expiry.
+CREATE INDEX "stablecoin_operations_next_check_at_idx" ON "stablecoin_operations"("next_check_at");
+CREATE INDEX "stablecoin_operations_status_expires_at_idx" ON "stablecoin_operations"("status", "expires_at");
 CREATE UNIQUE INDEX "stablecoin_operations_provider_ref_key" ON "stablecoin_operations"("provider", "provider_operation_id");
 
 -- The sandbox issuer's simulated provider (not tenant data): one operation per idempotency key, and
