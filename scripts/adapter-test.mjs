@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const KINDS = ['rail', 'kyc', 'fx', 'notifier', 'liveness', 'storage', 'beneficiary-check'];
+const KINDS = ['rail', 'kyc', 'fx', 'notifier', 'liveness', 'storage', 'beneficiary-check', 'stablecoin-issuer'];
 const [kind, modulePath, ...rest] = process.argv.slice(2);
 if (!kind || !modulePath || !KINDS.includes(kind)) {
   console.error(`usage: npm run adapter:test -- <kind> <module> [vitest options]\n  kind: ${KINDS.join(' | ')}\n  e.g. npm run adapter:test -- rail ./examples/my-rail-adapter/index.js`);

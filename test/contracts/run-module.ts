@@ -13,6 +13,8 @@ import { describeLivenessContract } from './liveness.contract.js';
 import { describeStorageContract } from './storage.contract.js';
 import { describeBankLinkContract } from './bank-link.contract.js';
 import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
+import { describeIssuerContract } from './stablecoin-issuer.contract.js';
+import { harnessFor } from './stablecoin-issuer.harness.js';
 
 /**
  * Registers the contract suite of `kind` for an adapter module, built exactly as the service builds
@@ -63,5 +65,11 @@ export async function describeModuleContract(kind: AdapterKind, modulePath: stri
       // The module's fixtures say how a link completes (its provider's sandbox credentials).
       if (typeof fixtures.completeLink !== 'function') throw new Error('a bank-link module exports contract.completeLink(linkToken) for its contract test');
       return describeBankLinkContract(name, async () => ({ adapter: (await build()).adapter, completeLink: fixtures.completeLink }));
+    case 'stablecoin-issuer':
+      // Fixtures over the sandbox's: `account`, `refused`, `token`, `unknownToken`, `wallet`, `bank`, and `fund(reference)` if the provider has a way to simulate funds arriving.
+      return describeIssuerContract(name, async () => {
+        const context = { ...contractContext(kind, mod.id), reportOperationUpdated: async () => 'ACCEPTED' as const };
+        return harnessFor((await mod.create(settings, context)) as any, fixtures);
+      });
   }
 }
