@@ -13,6 +13,9 @@ export const REDACT_PATHS = [
   '*.password',
   '*.secret',
   '*.clientSecret',
+  // issue 26: stablecoin provider credentials (request bodies, the sealed column).
+  '*.apiClientSecret',
+  '*.sealedSecret',
   '*.secretHash',
   '*.privateKeyPem',
   '*.accessToken',

@@ -300,3 +300,25 @@ describe('stablecoin operations', () => {
     expect((await get(p, '/stablecoin-operations/StablecoinOperation:nope')).json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 });
+
+describe('provider secrets', () => {
+  it('never reach the logs, even at trace level, on link, use and refusal', async () => {
+    const lines: string[] = [];
+    const traced = await createTestEnv({ LOG_LEVEL: 'trace' }, { logStream: { write: (l: string) => void lines.push(l) } });
+    try {
+      const p = await traced.platform();
+      const secret = `sandbox-secret-${randomUUID()}`;
+      const linked = await p.request({ method: 'POST', url: '/stablecoin-provider-accounts', payload: { provider: 'BRALE', apiClientId: clientId(), apiClientSecret: secret }, headers: key() });
+      expect(linked.statusCode, linked.body).toBe(201);
+      await p.request({ method: 'POST', url: '/stablecoin-provider-accounts', payload: { provider: 'BRALE', apiClientId: clientId(), apiClientSecret: `invalid-${secret}` }, headers: key() });
+      const registered = await p.request({ method: 'POST', url: '/stablecoins', payload: { providerTokenIdentifier: 'ACME', networkTokenIdentifier: 'btkn1secretlogtest', network: 'SPARK' }, headers: key() });
+      expect(registered.statusCode, registered.body).toBe(201);
+      traced.clock.advance(traced.config.STABLECOIN_CREDENTIAL_CHECK_INTERVAL_MS + 1000);
+      await reverifyCredentials(traced.deps);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.join('\n')).not.toContain(secret);
+    } finally {
+      await traced.close();
+    }
+  });
+});
