@@ -11,6 +11,8 @@ import { reverifyProviderAccount } from './provider-accounts.service.js';
 
 /** Operations whose next provider check is due: read again (and moved) through refreshOperation. */
 export async function reconcileOperations(deps: AppDeps): Promise<number> {
+  // Without an issuer nothing can be asked (and due rows would stay due): the sweep waits for one.
+  if (!deps.adapters.stablecoinIssuer) return 0;
   const due = await deps.prisma.stablecoinOperation.findMany({
     where: { nextCheckAt: { lte: deps.clock.now() }, status: { in: ['CREATED', 'PENDING_FUNDING', 'PENDING_PROVIDER', 'PROCESSING'] } },
     select: { id: true, platformId: true },
@@ -36,6 +38,7 @@ export async function expireOperations(deps: AppDeps): Promise<number> {
 
 /** Links due for a credential check: ACTIVE or INVALID ones; a refusal makes them INVALID or REVOKED. */
 export async function reverifyCredentials(deps: AppDeps): Promise<number> {
+  if (!deps.adapters.stablecoinIssuer) return 0;
   const due = await deps.prisma.stablecoinProviderAccount.findMany({
     where: { nextVerifyAt: { lte: deps.clock.now() }, status: { in: ['ACTIVE', 'INVALID'] } },
     orderBy: { nextVerifyAt: 'asc' },
