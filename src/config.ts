@@ -31,7 +31,6 @@ export const serviceFeeScheduleInput = z
     railBps: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be a rail name'), feeBps).optional(),
   })
   .strict();
-export type ServiceFeeScheduleInput = z.infer<typeof serviceFeeScheduleInput>;
 
 const serviceFeeScheduleEnv = z
   .string()
@@ -188,8 +187,8 @@ export const envSchema = z.object({
   SANDBOX_SLOW_MS: int(360_000, 0),
   SANDBOX_RETURN_AFTER_MS: int(5_000, 0),
   // UMA, real-time funding and agents (issue 6; docs/decisions.md "UMA, real-time funding and agents").
-  /** Who answers receiver lookups and pay requests: the sandbox directory or real UMA counterparties. */
-  UMA_PROVIDER: z.enum(['sandbox', 'uma-protocol']).default('sandbox'),
+  /** Who answers receiver lookups and pay requests: the sandbox directory, real UMA counterparties (uma-protocol) or a module path. */
+  UMA_PROVIDER: adapterChoice('uma').default('sandbox'),
   /** Domain of the sandbox directory's test receivers ($alice@<domain>, ...). */
   UMA_SANDBOX_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,253}$/, 'must be a lower-case domain name').default('sandbox.uma'),
   /** This service's VASP domain, sent to counterparties as the sender's `vaspDomain`. */

@@ -7,10 +7,12 @@ import type { LivenessAdapter } from './liveness/port.js';
 import type { DocumentStorage } from './storage/port.js';
 import type { BeneficiaryCheckAdapter } from './beneficiary-check/port.js';
 import type { BankLinkAdapter } from './bank-link/port.js';
+import type { UmaCounterpartyAdapter } from './uma/port.js';
+import type { DepositDetector } from './deposits/port.js';
 
 /*
  * The adapters a process built (src/adapters/registry.ts), as their users see them. Apart from the
- * registry so that src/adapters/current.ts can name the type without importing the registry back.
+ * registry so that the ports' users can name the type without importing the registry's builders.
  */
 
 export interface RailRouter {
@@ -33,6 +35,10 @@ export interface Adapters {
   beneficiaryCheck: BeneficiaryCheckAdapter;
   /** undefined: no bank-link provider (POST /plaid/link-tokens answers 501). */
   bankLink: BankLinkAdapter | undefined;
+  /** Who answers UMA lookups and pay requests (UMA_PROVIDER). */
+  uma: UmaCounterpartyAdapter;
+  /** Real-time funding: payment instructions and deposit matching (DEPOSIT_DETECTOR). */
+  deposits: DepositDetector;
   /** The inbound webhook handler of the adapter with this id, if it takes webhooks. */
   webhookHandler(adapterId: string): ((request: InboundWebhook) => Promise<InboundWebhookAnswer>) | undefined;
   /** What serves what, for the start-up log line. */

@@ -114,6 +114,9 @@ const CALLS: Record<Exclude<AdapterKind, 'rail'>, Record<string, number>> = {
   storage: { put: 3, get: 1, delete: 1 },
   'beneficiary-check': { check: 1 },
   'bank-link': { createLinkToken: 1, exchangePublicToken: 1 },
+  uma: { lookup: 1, payRequest: 1 },
+  // A deposit detector's calls are local computations (instructions, match keys): nothing to bound.
+  deposits: {},
 };
 
 /** Timeouts for the other kinds: the same object with each call bounded and given a signal. */

@@ -27,12 +27,15 @@ import { localStorage } from './storage/local/index.js';
 import { documentStorageFor } from './storage/index.js';
 import { sandboxBeneficiaryCheck } from './beneficiary-check/sandbox/index.js';
 import { noBeneficiaryCheck } from './beneficiary-check/index.js';
-import { registerAdapters } from './current.js';
 import type { Adapters, RailRouter } from './adapter-set.js';
-export type { Adapters, RailRouter } from './adapter-set.js';
+export type { Adapters } from './adapter-set.js';
 import type { BankLinkAdapter } from './bank-link/port.js';
 import { createSandboxBankLink } from './bank-link/sandbox/index.js';
 import { createPlaidBankLink } from './bank-link/plaid/index.js';
+import type { UmaCounterpartyAdapter } from './uma/port.js';
+import { createUmaCounterparty } from './uma/index.js';
+import type { DepositDetector } from './deposits/port.js';
+import { createSandboxDepositDetector } from './deposits/sandbox/index.js';
 
 /**
  * Builds every adapter a process uses, once, at start (createDeps): the configured built-in or the
@@ -104,6 +107,11 @@ const BUILT_INS: Record<AdapterKind, Record<string, BuiltIn>> = {
     plaid: (s, c) => createPlaidBankLink(s, c),
     none: () => undefined,
   },
+  uma: {
+    sandbox: (_s, _c, rt) => createUmaCounterparty('sandbox', rt),
+    'uma-protocol': (_s, _c, rt) => createUmaCounterparty('uma-protocol', rt),
+  },
+  deposits: { sandbox: () => createSandboxDepositDetector() },
 };
 
 /** The methods an implementation of each kind must have. */
@@ -116,6 +124,8 @@ const REQUIRED: Record<AdapterKind, string[]> = {
   storage: ['put', 'get', 'delete'],
   'beneficiary-check': ['check'],
   'bank-link': ['createLinkToken', 'exchangePublicToken'],
+  uma: ['lookup', 'payRequest'],
+  deposits: ['instructionsFor', 'matchKeyOf'],
 };
 
 export const builtInNames = (kind: AdapterKind): string[] => Object.keys(BUILT_INS[kind]);
@@ -269,6 +279,8 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
   const storage = await buildOne('storage', config.DOCUMENT_STORAGE, 'DOCUMENT_STORAGE');
   const beneficiary = await buildOne('beneficiary-check', config.BENEFICIARY_CHECK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BENEFICIARY_CHECK_PROVIDER');
   const bankLink = await buildOne('bank-link', config.BANK_LINK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BANK_LINK_PROVIDER');
+  const uma = await buildOne('uma', config.UMA_PROVIDER, 'UMA_PROVIDER');
+  const deposits = await buildOne('deposits', config.DEPOSIT_DETECTOR, 'DEPOSIT_DETECTOR');
 
   const webhooks = new Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>>();
   for (const b of built) {
@@ -317,6 +329,8 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     storage: storage!.id,
     'beneficiary-check': beneficiary!.id,
     'bank-link': bankLink!.id,
+    uma: uma!.id,
+    deposits: deposits!.id,
   };
   const adapters: Adapters = {
     rails: router,
@@ -327,12 +341,13 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     storage: storage!.instance as DocumentStorage,
     beneficiaryCheck: beneficiary!.instance as BeneficiaryCheckAdapter,
     bankLink: bankLink!.instance as BankLinkAdapter | undefined,
+    uma: uma!.instance as UmaCounterpartyAdapter,
+    deposits: deposits!.instance as DepositDetector,
     webhookHandler: (id) => webhooks.get(id),
     summary,
     async close() {
       await Promise.all(built.map((b) => (b.instance as { close?: () => Promise<void> }).close?.().catch((err: unknown) => rt.logger.warn({ err, adapter: b.id }, 'adapter close failed'))));
     },
   };
-  registerAdapters(config, adapters);
   return adapters;
 }

@@ -24,6 +24,8 @@ export const BUILT_IN_ADAPTERS = {
   storage: ['local', 's3'],
   'beneficiary-check': ['sandbox', 'none'],
   'bank-link': ['sandbox', 'plaid', 'none'],
+  uma: ['sandbox', 'uma-protocol'],
+  deposits: ['sandbox'],
 } as const;
 
 /** Why a spec cannot name an adapter of this kind (unknown built-in), or undefined. */

@@ -63,5 +63,9 @@ export async function describeModuleContract(kind: AdapterKind, modulePath: stri
       // The module's fixtures say how a link completes (its provider's sandbox credentials).
       if (typeof fixtures.completeLink !== 'function') throw new Error('a bank-link module exports contract.completeLink(linkToken) for its contract test');
       return describeBankLinkContract(name, async () => ({ adapter: (await build()).adapter, completeLink: fixtures.completeLink }));
+    case 'uma':
+    case 'deposits':
+      // Built, shape-checked and guarded by the registry like the others; their suites are still to come.
+      throw new Error(`no contract suite for ${kind} adapters yet: test/uma and test/funding exercise the built-ins through the API`);
   }
 }
