@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isKnownCurrency } from './platform/currencies.js';
 import { parseRailAdapters, specProblem, type BUILT_IN_ADAPTERS } from './adapters/selection.js';
+import { PAYMENT_JOBS_PER_CONNECTION, withSandboxLocalDefaults } from './start/defaults.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -179,7 +180,8 @@ export const envSchema = z.object({
   QUOTE_EXPIRY_SWEEP_BATCH: int(200, 1),
   PAYMENT_POLL_MIN_MS: int(250, 1),
   PAYMENT_POLL_MAX_MS: int(60_000, 1),
-  PAYMENT_CONCURRENCY: int(16, 1),
+  /** Unset: PAYMENT_JOBS_PER_CONNECTION per pooled connection (docs/deploy.md "Sizing the payments worker"). */
+  PAYMENT_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   /** How long a `submit` job waits for others to join its batch (issue 12): a batch's extra latency at most. */
   PAYMENT_BATCH_LINGER_MS: int(2, 0),
   PAYMENT_STALE_MS: int(60_000, 100),
@@ -310,6 +312,22 @@ export const envSchema = z.object({
 
   // end:24
   // anchor:24b (Issue 24 — defaults, start in one command, honest bench)
+  /**
+   * `npm start` runs the worker's queues and loops in the API process too (its own pools, as a second
+   * process would have). Unset: true in sandbox, false in production (run `npm run worker` beside it).
+   * `npm start -- --no-worker` turns it off for one start.
+   */
+  RUN_WORKER_IN_PROCESS: bool.optional(),
+  /**
+   * Sandbox only: at start the API creates its database when missing, applies the migrations it lacks and
+   * creates the sandbox platform (SANDBOX_CLIENT_ID), printing its credentials once. Production never does.
+   */
+  SANDBOX_AUTO_SETUP: bool.default(true),
+  /** The sandbox platform made by `npm start` (and by the compose `migrate` service). */
+  SANDBOX_PLATFORM_NAME: z.string().trim().min(1).max(200).default('Sandbox'),
+  SANDBOX_CLIENT_ID: z.string().regex(/^[A-Za-z0-9_.-]{3,128}$/, 'must be 3-128 letters, digits, _ . or -').default('sandbox-client'),
+  /** Unset: a random secret, printed once when the platform is created. */
+  SANDBOX_CLIENT_SECRET: z.string().min(12, 'must be at least 12 characters').max(256).optional(),
 
   // end:24b
   // anchor:30 (Issue 30 — flat as the data grows)
@@ -335,6 +353,10 @@ export const envSchema = z.object({
 });
 
 export type AppConfig = z.infer<typeof envSchema> & {
+  /** PAYMENT_CONCURRENCY as given, else PAYMENT_JOBS_PER_CONNECTION × DATABASE_POOL_MAX. */
+  PAYMENT_CONCURRENCY: number;
+  /** RUN_WORKER_IN_PROCESS as given, else true in sandbox. */
+  RUN_WORKER_IN_PROCESS: boolean;
   /** Private and loopback webhook URLs are refused in production (SSRF, decision A7). */
   webhookAllowPrivateUrls: boolean;
   /** Every `ADAPTER_*` variable: adapters' own settings (`ADAPTER_<ID>_<KEY>`), read by src/adapters/registry.ts. */
@@ -366,7 +388,7 @@ function productionProblems(cfg: z.infer<typeof envSchema>): string[] {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const parsed = envSchema.safeParse(env);
+  const parsed = envSchema.safeParse(withSandboxLocalDefaults(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -393,6 +415,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   return {
     ...cfg,
+    PAYMENT_CONCURRENCY: cfg.PAYMENT_CONCURRENCY ?? PAYMENT_JOBS_PER_CONNECTION * cfg.DATABASE_POOL_MAX,
+    RUN_WORKER_IN_PROCESS: cfg.RUN_WORKER_IN_PROCESS ?? cfg.SVC_ENV === 'sandbox',
     webhookAllowPrivateUrls: cfg.WEBHOOK_ALLOW_PRIVATE_URLS ?? cfg.SVC_ENV === 'sandbox',
     adapterEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('ADAPTER_') && typeof e[1] === 'string')),
   };
