@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isKnownCurrency } from './platform/currencies.js';
 import { parseRailAdapters, specProblem, type BUILT_IN_ADAPTERS } from './adapters/selection.js';
-import { PAYMENT_JOBS_PER_CONNECTION, withSandboxLocalDefaults } from './start/defaults.js';
+import { isLocalSandbox, PAYMENT_JOBS_PER_CONNECTION, withSandboxLocalDefaults } from './start/defaults.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -314,15 +314,17 @@ export const envSchema = z.object({
   // anchor:24b (Issue 24 — defaults, start in one command, honest bench)
   /**
    * `npm start` runs the worker's queues and loops in the API process too (its own pools, as a second
-   * process would have). Unset: true in sandbox, false in production (run `npm run worker` beside it).
-   * `npm start -- --no-worker` turns it off for one start.
+   * process would have). Unset: true for a local sandbox (SVC_ENV=sandbox, NODE_ENV not production), else
+   * false (run `npm run worker` beside it; the image sets NODE_ENV=production). `npm start -- --no-worker`
+   * turns it off for one start.
    */
   RUN_WORKER_IN_PROCESS: bool.optional(),
   /**
    * Sandbox only: at start the API creates its database when missing, applies the migrations it lacks and
-   * creates the sandbox platform (SANDBOX_CLIENT_ID), printing its credentials once. Production never does.
+   * creates the sandbox platform (SANDBOX_CLIENT_ID), printing its credentials once. Unset: true for a local
+   * sandbox (as above). Production never does (true is ignored there).
    */
-  SANDBOX_AUTO_SETUP: bool.default(true),
+  SANDBOX_AUTO_SETUP: bool.optional(),
   /** The sandbox platform made by `npm start` (and by the compose `migrate` service). */
   SANDBOX_PLATFORM_NAME: z.string().trim().min(1).max(200).default('Sandbox'),
   SANDBOX_CLIENT_ID: z.string().regex(/^[A-Za-z0-9_.-]{3,128}$/, 'must be 3-128 letters, digits, _ . or -').default('sandbox-client'),
@@ -355,8 +357,10 @@ export const envSchema = z.object({
 export type AppConfig = z.infer<typeof envSchema> & {
   /** PAYMENT_CONCURRENCY as given, else PAYMENT_JOBS_PER_CONNECTION × DATABASE_POOL_MAX. */
   PAYMENT_CONCURRENCY: number;
-  /** RUN_WORKER_IN_PROCESS as given, else true in sandbox. */
+  /** RUN_WORKER_IN_PROCESS as given, else true for a local sandbox. */
   RUN_WORKER_IN_PROCESS: boolean;
+  /** SANDBOX_AUTO_SETUP as given (never in production), else true for a local sandbox. */
+  SANDBOX_AUTO_SETUP: boolean;
   /** Private and loopback webhook URLs are refused in production (SSRF, decision A7). */
   webhookAllowPrivateUrls: boolean;
   /** Every `ADAPTER_*` variable: adapters' own settings (`ADAPTER_<ID>_<KEY>`), read by src/adapters/registry.ts. */
@@ -416,7 +420,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     ...cfg,
     PAYMENT_CONCURRENCY: cfg.PAYMENT_CONCURRENCY ?? PAYMENT_JOBS_PER_CONNECTION * cfg.DATABASE_POOL_MAX,
-    RUN_WORKER_IN_PROCESS: cfg.RUN_WORKER_IN_PROCESS ?? cfg.SVC_ENV === 'sandbox',
+    RUN_WORKER_IN_PROCESS: cfg.RUN_WORKER_IN_PROCESS ?? isLocalSandbox(cfg),
+    SANDBOX_AUTO_SETUP: cfg.SVC_ENV === 'sandbox' && (cfg.SANDBOX_AUTO_SETUP ?? isLocalSandbox(cfg)),
     webhookAllowPrivateUrls: cfg.WEBHOOK_ALLOW_PRIVATE_URLS ?? cfg.SVC_ENV === 'sandbox',
     adapterEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('ADAPTER_') && typeof e[1] === 'string')),
   };

@@ -11,6 +11,13 @@
  */
 export const PAYMENT_JOBS_PER_CONNECTION = 6;
 
+/**
+ * A developer's sandbox: SVC_ENV=sandbox outside a deployment (the image sets NODE_ENV=production, and
+ * docker compose, Kubernetes and the CI image tests run migrations and the worker as processes of their
+ * own even in the sandbox). There `npm start` sets itself up and runs the worker in its process.
+ */
+export const isLocalSandbox = (cfg: { SVC_ENV: string; NODE_ENV: string }): boolean => cfg.SVC_ENV === 'sandbox' && cfg.NODE_ENV !== 'production';
+
 /** Where .env.example points: Postgres and Redis on this machine, as `postgres` over TCP. */
 export const SANDBOX_LOCAL_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/svc';
 export const SANDBOX_LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';

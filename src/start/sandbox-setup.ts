@@ -8,11 +8,12 @@ import { clientIdExists, createPlatform } from '../domains/platforms/platforms.s
 
 /**
  * `npm start` in the sandbox on a fresh machine (issue 24): what `createdb`, `npm run db:migrate` and
- * `npm run platform:create` did by hand. Runs only with SVC_ENV=sandbox and SANDBOX_AUTO_SETUP (default
- * true); production keeps explicit migrations and stops, naming the command, when the schema is behind
+ * `npm run platform:create` did by hand. Runs only with SVC_ENV=sandbox and SANDBOX_AUTO_SETUP (default: a
+ * local sandbox, src/start/defaults.ts); production keeps explicit migrations and stops, naming the command, when the schema is behind
  * (src/platform/schema-check.ts).
  */
 
+/** loadConfig resolved SANDBOX_AUTO_SETUP (false whenever SVC_ENV is production). */
 export const shouldSetUpSandbox = (config: AppConfig): boolean => config.SVC_ENV === 'sandbox' && config.SANDBOX_AUTO_SETUP;
 
 /** Creates the database when missing, then applies the migrations it lacks (none: nothing written). */

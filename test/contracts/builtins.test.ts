@@ -24,6 +24,10 @@ import { describeStorageContract } from './storage.contract.js';
 import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
 import { describeBankLinkContract } from './bank-link.contract.js';
 import { createSandboxBankLink, sandboxPublicToken } from '../../src/adapters/bank-link/sandbox/index.js';
+import { createSandboxUmaDirectory } from '../../src/adapters/uma/sandbox/index.js';
+import { createSandboxDepositDetector } from '../../src/adapters/deposits/sandbox/index.js';
+import { describeUmaContract } from './uma.contract.js';
+import { describeDepositsContract } from './deposits.contract.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -72,3 +76,11 @@ describeBankLinkContract('sandbox', async () => ({
   adapter: createSandboxBankLink({ now: () => new Date(), linkPageUrl: (t) => `http://localhost:3000/2025-10-13/sandbox/plaid/link/${t}` }),
   completeLink: async (linkToken) => ({ publicToken: sandboxPublicToken(linkToken, 'sandbox-checking'), accountId: 'sandbox-checking' }),
 }));
+describeUmaContract('sandbox', async () => ({
+  adapter: createSandboxUmaDirectory({ domain: 'sandbox.uma', now: () => new Date(), termsTtlSeconds: 600 }),
+  receiver: '$alice@sandbox.uma',
+  unknown: '$nobody@sandbox.uma',
+  currency: 'USD',
+  amount: 1000n,
+}));
+describeDepositsContract('sandbox', async () => ({ adapter: createSandboxDepositDetector() }));

@@ -186,6 +186,10 @@ describe('configuration from the environment', () => {
     const prod = { DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x', SVC_ENV: 'production', WEBHOOK_SIGNING_KEY: generatePem(), EXTERNAL_ACCOUNT_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
     expect(loadConfig(prod).RUN_WORKER_IN_PROCESS).toBe(false);
     expect(loadConfig({ ...prod, RUN_WORKER_IN_PROCESS: 'true' }).RUN_WORKER_IN_PROCESS).toBe(true);
+    expect(loadConfig({ ...prod, SANDBOX_AUTO_SETUP: 'true' }).SANDBOX_AUTO_SETUP).toBe(false);
+    // The image (NODE_ENV=production) in sandbox mode is a deployment: compose runs migrations and the worker apart.
+    const image = loadConfig({ NODE_ENV: 'production' });
+    expect([image.RUN_WORKER_IN_PROCESS, image.SANDBOX_AUTO_SETUP]).toEqual([false, false]);
   });
 
   it('Redis sentinel and cluster modes need their nodes', () => {

@@ -83,8 +83,9 @@ describe('npm start in the sandbox on a fresh database', () => {
   const prefix = `t_${suffix}`;
   const rootUrl = inject('databaseUrl');
   const API = '/2025-10-13';
-  // SVC_ENV, RUN_WORKER_IN_PROCESS and SANDBOX_CLIENT_SECRET unset: npm start's defaults.
-  const env = () => ({ DATABASE_URL: withDatabase(rootUrl, dbName), REDIS_URL: inject('redisUrl'), REDIS_PREFIX: prefix, LOG_LEVEL: 'info', DATABASE_POOL_MAX: '3', SANDBOX_CLIENT_ID: `start-${suffix}`, SANDBOX_RAIL_DELAY_SCALE: '0.05' });
+  // SVC_ENV, RUN_WORKER_IN_PROCESS, SANDBOX_AUTO_SETUP and SANDBOX_CLIENT_SECRET unset: npm start's defaults
+  // on a developer's machine (NODE_ENV unset there: development).
+  const env = () => ({ NODE_ENV: 'development', DATABASE_URL: withDatabase(rootUrl, dbName), REDIS_URL: inject('redisUrl'), REDIS_PREFIX: prefix, LOG_LEVEL: 'info', DATABASE_POOL_MAX: '3', SANDBOX_CLIENT_ID: `start-${suffix}`, SANDBOX_RAIL_DELAY_SCALE: '0.05' });
 
   afterAll(async () => {
     const redis = new Redis(inject('redisUrl'));
