@@ -5,9 +5,12 @@
  *
  * Kinds:
  * - `get`: GET `paths[i]` round-robin (one path: the same request every time).
- * - `pay`: POST /quotes with `immediatelyExecute: true`, the source account round-robin over `sources`;
+ * - `pay`: POST /quotes with `immediatelyExecute: true`, the source account round-robin over `sources` and
+ *   the destination over `destinations` (coprime counts: every pairing comes up), each request with an
+ *   Idempotency-Key of its own when `keyed` (as a careful platform sends one on every money-moving POST);
  *   the 201 answers' transaction ids and `totalSendingAmount`s come back for the money check.
  */
+import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 
 export interface LoadJob {
@@ -17,7 +20,7 @@ export interface LoadJob {
   connections: number;
   durationS: number;
   paths?: string[];
-  pay?: { path: string; sources: string[]; destination: string; amount: number };
+  pay?: { path: string; sources: string[]; destinations: string[]; amount: number; keyed: boolean };
 }
 
 export interface LoadResult {
@@ -63,7 +66,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
       ],
     } as autocannon.Options;
   } else {
-    const { path, sources, destination, amount } = job.pay!;
+    const { path, sources, destinations, amount, keyed } = job.pay!;
     opts = {
       ...common,
       requests: [
@@ -73,9 +76,10 @@ async function run(job: LoadJob): Promise<LoadResult> {
           setupRequest: (req: any) => ({
             ...req,
             path,
+            headers: keyed ? { ...job.headers, 'idempotency-key': randomUUID() } : job.headers,
             body: JSON.stringify({
-              source: { sourceType: 'ACCOUNT', accountId: sources[next++ % sources.length] },
-              destination: { destinationType: 'ACCOUNT', accountId: destination },
+              source: { sourceType: 'ACCOUNT', accountId: sources[next % sources.length] },
+              destination: { destinationType: 'ACCOUNT', accountId: destinations[next++ % destinations.length] },
               lockedCurrencySide: 'SENDING',
               lockedCurrencyAmount: amount,
               immediatelyExecute: true,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isKnownCurrency } from './platform/currencies.js';
 import { parseRailAdapters, specProblem, type BUILT_IN_ADAPTERS } from './adapters/selection.js';
+import { isLocalSandbox, PAYMENT_JOBS_PER_CONNECTION, withSandboxLocalDefaults } from './start/defaults.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -31,7 +32,6 @@ export const serviceFeeScheduleInput = z
     railBps: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'must be a rail name'), feeBps).optional(),
   })
   .strict();
-export type ServiceFeeScheduleInput = z.infer<typeof serviceFeeScheduleInput>;
 
 const serviceFeeScheduleEnv = z
   .string()
@@ -180,7 +180,8 @@ export const envSchema = z.object({
   QUOTE_EXPIRY_SWEEP_BATCH: int(200, 1),
   PAYMENT_POLL_MIN_MS: int(250, 1),
   PAYMENT_POLL_MAX_MS: int(60_000, 1),
-  PAYMENT_CONCURRENCY: int(16, 1),
+  /** Unset: PAYMENT_JOBS_PER_CONNECTION per pooled connection (docs/deploy.md "Sizing the payments worker"). */
+  PAYMENT_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   /** How long a `submit` job waits for others to join its batch (issue 12): a batch's extra latency at most. */
   PAYMENT_BATCH_LINGER_MS: int(2, 0),
   PAYMENT_STALE_MS: int(60_000, 100),
@@ -188,8 +189,8 @@ export const envSchema = z.object({
   SANDBOX_SLOW_MS: int(360_000, 0),
   SANDBOX_RETURN_AFTER_MS: int(5_000, 0),
   // UMA, real-time funding and agents (issue 6; docs/decisions.md "UMA, real-time funding and agents").
-  /** Who answers receiver lookups and pay requests: the sandbox directory or real UMA counterparties. */
-  UMA_PROVIDER: z.enum(['sandbox', 'uma-protocol']).default('sandbox'),
+  /** Who answers receiver lookups and pay requests: the sandbox directory, real UMA counterparties (uma-protocol) or a module path. */
+  UMA_PROVIDER: adapterChoice('uma').default('sandbox'),
   /** Domain of the sandbox directory's test receivers ($alice@<domain>, ...). */
   UMA_SANDBOX_DOMAIN: z.string().regex(/^[a-z0-9.-]{1,253}$/, 'must be a lower-case domain name').default('sandbox.uma'),
   /** This service's VASP domain, sent to counterparties as the sender's `vaspDomain`. */
@@ -311,6 +312,24 @@ export const envSchema = z.object({
 
   // end:24
   // anchor:24b (Issue 24 — defaults, start in one command, honest bench)
+  /**
+   * `npm start` runs the worker's queues and loops in the API process too (its own pools, as a second
+   * process would have). Unset: true for a local sandbox (SVC_ENV=sandbox, NODE_ENV not production), else
+   * false (run `npm run worker` beside it; the image sets NODE_ENV=production). `npm start -- --no-worker`
+   * turns it off for one start.
+   */
+  RUN_WORKER_IN_PROCESS: bool.optional(),
+  /**
+   * Sandbox only: at start the API creates its database when missing, applies the migrations it lacks and
+   * creates the sandbox platform (SANDBOX_CLIENT_ID), printing its credentials once. Unset: true for a local
+   * sandbox (as above). Production never does (true is ignored there).
+   */
+  SANDBOX_AUTO_SETUP: bool.optional(),
+  /** The sandbox platform made by `npm start` (and by the compose `migrate` service). */
+  SANDBOX_PLATFORM_NAME: z.string().trim().min(1).max(200).default('Sandbox'),
+  SANDBOX_CLIENT_ID: z.string().regex(/^[A-Za-z0-9_.-]{3,128}$/, 'must be 3-128 letters, digits, _ . or -').default('sandbox-client'),
+  /** Unset: a random secret, printed once when the platform is created. */
+  SANDBOX_CLIENT_SECRET: z.string().min(12, 'must be at least 12 characters').max(256).optional(),
 
   // end:24b
   // anchor:30 (Issue 30 — flat as the data grows)
@@ -345,6 +364,12 @@ export const envSchema = z.object({
 });
 
 export type AppConfig = z.infer<typeof envSchema> & {
+  /** PAYMENT_CONCURRENCY as given, else PAYMENT_JOBS_PER_CONNECTION × DATABASE_POOL_MAX. */
+  PAYMENT_CONCURRENCY: number;
+  /** RUN_WORKER_IN_PROCESS as given, else true for a local sandbox. */
+  RUN_WORKER_IN_PROCESS: boolean;
+  /** SANDBOX_AUTO_SETUP as given (never in production), else true for a local sandbox. */
+  SANDBOX_AUTO_SETUP: boolean;
   /** Private and loopback webhook URLs are refused in production (SSRF, decision A7). */
   webhookAllowPrivateUrls: boolean;
   /** Every `ADAPTER_*` variable: adapters' own settings (`ADAPTER_<ID>_<KEY>`), read by src/adapters/registry.ts. */
@@ -376,7 +401,7 @@ function productionProblems(cfg: z.infer<typeof envSchema>): string[] {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const parsed = envSchema.safeParse(env);
+  const parsed = envSchema.safeParse(withSandboxLocalDefaults(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -403,6 +428,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   return {
     ...cfg,
+    PAYMENT_CONCURRENCY: cfg.PAYMENT_CONCURRENCY ?? PAYMENT_JOBS_PER_CONNECTION * cfg.DATABASE_POOL_MAX,
+    RUN_WORKER_IN_PROCESS: cfg.RUN_WORKER_IN_PROCESS ?? isLocalSandbox(cfg),
+    SANDBOX_AUTO_SETUP: cfg.SVC_ENV === 'sandbox' && (cfg.SANDBOX_AUTO_SETUP ?? isLocalSandbox(cfg)),
     webhookAllowPrivateUrls: cfg.WEBHOOK_ALLOW_PRIVATE_URLS ?? cfg.SVC_ENV === 'sandbox',
     adapterEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('ADAPTER_') && typeof e[1] === 'string')),
   };

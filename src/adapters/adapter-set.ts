@@ -8,10 +8,12 @@ import type { DocumentStorage } from './storage/port.js';
 import type { BeneficiaryCheckAdapter } from './beneficiary-check/port.js';
 import type { BankLinkAdapter } from './bank-link/port.js';
 import type { StablecoinIssuer } from './stablecoin-issuer/port.js';
+import type { UmaCounterpartyAdapter } from './uma/port.js';
+import type { DepositDetector } from './deposits/port.js';
 
 /*
  * The adapters a process built (src/adapters/registry.ts), as their users see them. Apart from the
- * registry so that src/adapters/current.ts can name the type without importing the registry back.
+ * registry so that the ports' users can name the type without importing the registry's builders.
  */
 
 export interface RailRouter {
@@ -36,6 +38,10 @@ export interface Adapters {
   bankLink: BankLinkAdapter | undefined;
   /** undefined: no stablecoin issuer (STABLECOIN_ISSUER_PROVIDER=none): mints and burns answer 503. */
   stablecoinIssuer: StablecoinIssuer | undefined;
+  /** Who answers UMA lookups and pay requests (UMA_PROVIDER). */
+  uma: UmaCounterpartyAdapter;
+  /** Real-time funding: payment instructions and deposit matching (DEPOSIT_DETECTOR). */
+  deposits: DepositDetector;
   /** The inbound webhook handler of the adapter with this id, if it takes webhooks. */
   webhookHandler(adapterId: string): ((request: InboundWebhook) => Promise<InboundWebhookAnswer>) | undefined;
   /** What serves what, for the start-up log line. */

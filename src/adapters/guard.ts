@@ -116,6 +116,9 @@ const CALLS: Record<Exclude<AdapterKind, 'rail'>, Record<string, number>> = {
   'bank-link': { createLinkToken: 1, exchangePublicToken: 1 },
   // Guarded by guardIssuer (src/adapters/stablecoin-issuer/guard.ts), which also reads answers defensively.
   'stablecoin-issuer': {},
+  uma: { lookup: 1, payRequest: 1 },
+  // A deposit detector's calls are local computations (instructions, match keys): nothing to bound.
+  deposits: {},
 };
 
 /** Timeouts for the other kinds: the same object with each call bounded and given a signal. */

@@ -27,9 +27,8 @@ import { localStorage } from './storage/local/index.js';
 import { documentStorageFor } from './storage/index.js';
 import { sandboxBeneficiaryCheck } from './beneficiary-check/sandbox/index.js';
 import { noBeneficiaryCheck } from './beneficiary-check/index.js';
-import { registerAdapters } from './current.js';
 import type { Adapters, RailRouter } from './adapter-set.js';
-export type { Adapters, RailRouter } from './adapter-set.js';
+export type { Adapters } from './adapter-set.js';
 import type { BankLinkAdapter } from './bank-link/port.js';
 import { createSandboxBankLink } from './bank-link/sandbox/index.js';
 import { createPlaidBankLink } from './bank-link/plaid/index.js';
@@ -37,6 +36,10 @@ import type { IssuerReportReceipt, StablecoinIssuer, StablecoinIssuerContext } f
 import { createSandboxIssuer } from './stablecoin-issuer/sandbox/index.js';
 import { createHttpIssuer } from './stablecoin-issuer/http/index.js';
 import { guardIssuer } from './stablecoin-issuer/guard.js';
+import type { UmaCounterpartyAdapter } from './uma/port.js';
+import { createUmaCounterparty } from './uma/index.js';
+import type { DepositDetector } from './deposits/port.js';
+import { createSandboxDepositDetector } from './deposits/sandbox/index.js';
 
 /**
  * Builds every adapter a process uses, once, at start (createDeps): the configured built-in or the
@@ -118,6 +121,11 @@ const BUILT_INS: Record<AdapterKind, Record<string, BuiltIn>> = {
     'http-issuer': (s, c) => createHttpIssuer(s, c as StablecoinIssuerContext),
     none: () => undefined,
   },
+  uma: {
+    sandbox: (_s, _c, rt) => createUmaCounterparty('sandbox', rt),
+    'uma-protocol': (_s, _c, rt) => createUmaCounterparty('uma-protocol', rt),
+  },
+  deposits: { sandbox: () => createSandboxDepositDetector() },
 };
 
 /** The methods an implementation of each kind must have. */
@@ -131,6 +139,8 @@ const REQUIRED: Record<AdapterKind, string[]> = {
   'beneficiary-check': ['check'],
   'bank-link': ['createLinkToken', 'exchangePublicToken'],
   'stablecoin-issuer': ['verifyCredentials', 'resolveToken', 'createOperation', 'getOperation'],
+  uma: ['lookup', 'payRequest'],
+  deposits: ['instructionsFor', 'matchKeyOf'],
 };
 
 export const builtInNames = (kind: AdapterKind): string[] => Object.keys(BUILT_INS[kind]);
@@ -293,6 +303,8 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
   const beneficiary = await buildOne('beneficiary-check', config.BENEFICIARY_CHECK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BENEFICIARY_CHECK_PROVIDER');
   const bankLink = await buildOne('bank-link', config.BANK_LINK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BANK_LINK_PROVIDER');
   const issuer = await buildOne('stablecoin-issuer', config.STABLECOIN_ISSUER_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'STABLECOIN_ISSUER_PROVIDER');
+  const uma = await buildOne('uma', config.UMA_PROVIDER, 'UMA_PROVIDER');
+  const deposits = await buildOne('deposits', config.DEPOSIT_DETECTOR, 'DEPOSIT_DETECTOR');
 
   const webhooks = new Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>>();
   for (const b of built) {
@@ -342,6 +354,8 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     'beneficiary-check': beneficiary!.id,
     'bank-link': bankLink!.id,
     'stablecoin-issuer': issuer!.id,
+    uma: uma!.id,
+    deposits: deposits!.id,
   };
   const adapters: Adapters = {
     rails: router,
@@ -353,12 +367,13 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     beneficiaryCheck: beneficiary!.instance as BeneficiaryCheckAdapter,
     bankLink: bankLink!.instance as BankLinkAdapter | undefined,
     stablecoinIssuer: issuer!.instance as StablecoinIssuer | undefined,
+    uma: uma!.instance as UmaCounterpartyAdapter,
+    deposits: deposits!.instance as DepositDetector,
     webhookHandler: (id) => webhooks.get(id),
     summary,
     async close() {
       await Promise.all(built.map((b) => (b.instance as { close?: () => Promise<void> }).close?.().catch((err: unknown) => rt.logger.warn({ err, adapter: b.id }, 'adapter close failed'))));
     },
   };
-  registerAdapters(config, adapters);
   return adapters;
 }

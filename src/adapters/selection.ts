@@ -25,6 +25,8 @@ export const BUILT_IN_ADAPTERS = {
   'beneficiary-check': ['sandbox', 'none'],
   'bank-link': ['sandbox', 'plaid', 'none'],
   'stablecoin-issuer': ['sandbox', 'http-issuer', 'none'],
+  uma: ['sandbox', 'uma-protocol'],
+  deposits: ['sandbox'],
 } as const;
 
 /** Why a spec cannot name an adapter of this kind (unknown built-in), or undefined. */

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { withSandboxLocalDefaults } from '../start/defaults.js';
 
 /**
  * Applies prisma/migrations/<ts>_<name>/migration.sql in order (decision A22: Prisma's own
@@ -60,7 +61,9 @@ export async function migrate(databaseUrl: string, dir = DEFAULT_DIR, log: (m: s
 async function main() {
   // Migrations hold a session-level advisory lock: through a transaction-mode pooler (PgBouncer) they
   // need a direct connection (DATABASE_DIRECT_URL, docs/deploy.md "PgBouncer").
-  const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;
+  // In the sandbox an unset DATABASE_URL is the local server's `svc`, as for `npm start`.
+  const env = withSandboxLocalDefaults(process.env);
+  const url = env.DATABASE_DIRECT_URL || env.DATABASE_URL;
   if (!url) {
     console.error('DATABASE_URL (or DATABASE_DIRECT_URL) is required');
     process.exit(2);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createPrisma } from '../platform/db.js';
+import { withSandboxLocalDefaults } from '../start/defaults.js';
 import { clientIdExists, createPlatform } from '../domains/platforms/platforms.service.js';
 
 /**
@@ -20,7 +21,7 @@ async function main() {
       json: { type: 'boolean', default: false },
     },
   });
-  const url = process.env.DATABASE_URL;
+  const url = withSandboxLocalDefaults(process.env).DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is required');
   if (!values.name) throw new Error('--name is required');
   if (values['client-secret'] && values['client-secret'].length < 12) throw new Error('--client-secret must be at least 12 characters');

@@ -1,5 +1,4 @@
 import type { Ctx } from '../deps.js';
-import { NotFoundError } from './errors.js';
 
 /**
  * Agents act for one customer (A17): any other customer's data, and the platform's own, does not
@@ -7,11 +6,6 @@ import { NotFoundError } from './errors.js';
  */
 export function visibleToCaller(ctx: Ctx, customerId: string | null | undefined): boolean {
   return !ctx.agent || customerId === ctx.agent.customerId;
-}
-
-/** Throws `notFound` when the caller is an agent and the resource is not its customer's. */
-export function assertVisibleToCaller(ctx: Ctx, customerId: string | null | undefined, notFound: () => NotFoundError): void {
-  if (!visibleToCaller(ctx, customerId)) throw notFound();
 }
 
 /** Matches no customer: what an agent's list of another customer filters on. */

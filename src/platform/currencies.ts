@@ -52,7 +52,3 @@ export function currencyOf(code: string): Currency {
   if (!c) throw new Error(`unknown currency ${code}`);
   return { ...c };
 }
-
-export function allCurrencies(): Currency[] {
-  return [...REGISTRY.values()].map((c) => ({ ...c }));
-}

@@ -41,7 +41,6 @@ export interface Lifecycle<S extends string = string, E extends string = string>
 }
 
 export type EventOf<L> = L extends Lifecycle<string, infer E> ? E : never;
-export type StatusOf<L> = L extends Lifecycle<infer S, string> ? S : never;
 
 /** Declares a lifecycle, refusing at load time a table that names unknown statuses or mislabels its terminal ones. */
 export function defineLifecycle<const S extends string, const E extends string>(l: Lifecycle<S, E>): Lifecycle<S, E> {

@@ -82,7 +82,7 @@ describe('RAIL_ADAPTERS syntax (checked by loadConfig)', () => {
 describe('building the adapters at start', () => {
   it('defaults to the sandbox everywhere in sandbox', async () => {
     const a = await build({});
-    expect(a.summary).toEqual({ 'rail:*': 'sandbox', kyc: 'sandbox', fx: 'sandbox', notifier: 'sandbox', liveness: 'sandbox', storage: 'local', 'beneficiary-check': 'sandbox', 'bank-link': 'sandbox', 'stablecoin-issuer': 'sandbox' });
+    expect(a.summary).toEqual({ 'rail:*': 'sandbox', kyc: 'sandbox', fx: 'sandbox', notifier: 'sandbox', liveness: 'sandbox', storage: 'local', 'beneficiary-check': 'sandbox', 'bank-link': 'sandbox', uma: 'sandbox', deposits: 'sandbox', 'stablecoin-issuer': 'sandbox' });
     expect(a.liveness).toBeDefined();
   });
 
@@ -125,6 +125,20 @@ describe('building the adapters at start', () => {
 
   it('built-ins check their settings too (S3 storage without a bucket)', async () => {
     await expect(build({ DOCUMENT_STORAGE: 's3' })).rejects.toThrow(/DOCUMENT_STORAGE = s3: S3_BUCKET: is required when DOCUMENT_STORAGE=s3/);
+  });
+
+  it('UMA counterparties and deposit detectors are built, checked and guarded like the other kinds', async () => {
+    expect(() => loadConfig({ ...BASE_ENV, UMA_PROVIDER: 'carrier-pigeon' })).toThrow(/UMA_PROVIDER: unknown uma adapter "carrier-pigeon" \(built-in: sandbox, uma-protocol/);
+    const a = await build({});
+    expect(a.deposits.matchKeyOf({ reference: 'rtf-1' })).toBe('REF:RTF-1');
+    await expect(a.uma.lookup({ receiverUmaAddress: '$nobody@sandbox.uma', senderUmaAddress: '$me@x.example' })).rejects.toMatchObject({ code: 'UMA_NOT_FOUND' });
+    // An operator's module: a missing method stops start-up; a call that never answers is abandoned at PROVIDER_TIMEOUT_MS.
+    const halfUma = moduleFile('half-uma.mjs', `export const id = 'half-uma'; export function create() { return { id, lookup: async () => ({}) }; }`);
+    await expect(build({ UMA_PROVIDER: halfUma })).rejects.toThrow(/UMA_PROVIDER = .*half-uma\.mjs: a uma adapter needs payRequest\(\)/);
+    const stuckUma = moduleFile('stuck-uma.mjs', `export const id = 'stuck-uma'; export function create() { return { id, lookup: () => new Promise(() => {}), payRequest: () => new Promise(() => {}) }; }`);
+    const stuck = await build({ UMA_PROVIDER: stuckUma, PROVIDER_TIMEOUT_MS: '100' });
+    expect(stuck.summary.uma).toBe('stuck-uma');
+    await expect(stuck.uma.lookup({ receiverUmaAddress: '$a@b.example', senderUmaAddress: '$me@x.example' })).rejects.toThrow(/uma adapter stuck-uma: lookup did not answer within 100 ms/);
   });
 
   it('a rail the adapter says it does not serve is refused', async () => {

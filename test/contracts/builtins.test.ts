@@ -26,6 +26,10 @@ import { describeBankLinkContract } from './bank-link.contract.js';
 import { createSandboxBankLink, sandboxPublicToken } from '../../src/adapters/bank-link/sandbox/index.js';
 import { describeIssuerContract } from './stablecoin-issuer.contract.js';
 import { sandboxIssuerHarness } from './stablecoin-issuer.harness.js';
+import { createSandboxUmaDirectory } from '../../src/adapters/uma/sandbox/index.js';
+import { createSandboxDepositDetector } from '../../src/adapters/deposits/sandbox/index.js';
+import { describeUmaContract } from './uma.contract.js';
+import { describeDepositsContract } from './deposits.contract.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -77,3 +81,11 @@ describeBankLinkContract('sandbox', async () => ({
 
 // issue 26: the sandbox stablecoin issuer (its simulated provider keeps records in Postgres, as the sandbox bank does).
 describeIssuerContract('sandbox', sandboxIssuerHarness);
+describeUmaContract('sandbox', async () => ({
+  adapter: createSandboxUmaDirectory({ domain: 'sandbox.uma', now: () => new Date(), termsTtlSeconds: 600 }),
+  receiver: '$alice@sandbox.uma',
+  unknown: '$nobody@sandbox.uma',
+  currency: 'USD',
+  amount: 1000n,
+}));
+describeDepositsContract('sandbox', async () => ({ adapter: createSandboxDepositDetector() }));

@@ -15,13 +15,16 @@ import { describeBankLinkContract } from './bank-link.contract.js';
 import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
 import { describeIssuerContract } from './stablecoin-issuer.contract.js';
 import { harnessFor } from './stablecoin-issuer.harness.js';
+import { describeUmaContract } from './uma.contract.js';
+import { describeDepositsContract } from './deposits.contract.js';
 
 /**
  * Registers the contract suite of `kind` for an adapter module, built exactly as the service builds
  * it: `create(settings, context)` with settings from `ADAPTER_<ID>_*` (over the module's own
  * `contract.config` test defaults). The module may export `contract` with fixtures:
  * rail: `{ rail, currency, completes, fails, amount, settleWithinMs, payoutCount(key) }`;
- * fx: `{ pair }`; notifier: `{ email, phone }`; beneficiary-check: `{ request }`.
+ * fx: `{ pair }`; notifier: `{ email, phone }`; beneficiary-check: `{ request }`; uma: `{ receiver, unknown,
+ * currency, amount }`; deposits: `{ currencies }`.
  */
 export async function describeModuleContract(kind: AdapterKind, modulePath: string): Promise<void> {
   const mod = await loadAdapterModule(modulePath, kind);
@@ -71,5 +74,11 @@ export async function describeModuleContract(kind: AdapterKind, modulePath: stri
         const context = { ...contractContext(kind, mod.id), reportOperationUpdated: async () => 'ACCEPTED' as const };
         return harnessFor((await mod.create(settings, context)) as any, fixtures);
       });
+    case 'uma':
+      // The module's fixtures name a receiver it knows (and its currency, an amount within its limits) and one it does not.
+      if (typeof fixtures.receiver !== 'string' || typeof fixtures.unknown !== 'string') throw new Error('a uma module exports contract { receiver, unknown, currency?, amount? } for its contract test');
+      return describeUmaContract(name, async () => ({ adapter: (await build()).adapter, receiver: fixtures.receiver, unknown: fixtures.unknown, currency: fixtures.currency ?? 'USD', amount: BigInt(fixtures.amount ?? 1000) }));
+    case 'deposits':
+      return describeDepositsContract(name, async () => ({ adapter: (await build()).adapter, ...(fixtures.currencies ? { currencies: fixtures.currencies } : {}) }));
   }
 }

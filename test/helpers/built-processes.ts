@@ -46,8 +46,8 @@ export function builtEntry(name: 'server' | 'worker'): string {
   return file;
 }
 
-function spawnService(name: 'server' | 'worker', env: Record<string, string>, onLine?: (line: string) => void) {
-  const child = spawn(process.execPath, [builtEntry(name)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnService(name: 'server' | 'worker', env: Record<string, string>, onLine?: (line: string) => void, args: string[] = []) {
+  const child = spawn(process.execPath, [builtEntry(name), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = () => {
     let partial = '';
@@ -84,11 +84,14 @@ function spawnService(name: 'server' | 'worker', env: Record<string, string>, on
 /**
  * Starts dist/server.js on a free port of 127.0.0.1 and waits (bounded) until GET /readyz answers 200.
  * `env` must carry DATABASE_URL and REDIS_URL (and should carry a REDIS_PREFIX of the caller's own).
+ * The API runs alone (RUN_WORKER_IN_PROCESS=false, as beside `npm run worker`) unless `opts.asNpmStart`:
+ * then it starts with `npm start`'s defaults (the worker in the process in the sandbox) and `opts.args`.
  */
-export async function startBuiltApi(env: Record<string, string>, timeoutMs = 60_000): Promise<ApiProcess> {
+export async function startBuiltApi(env: Record<string, string>, timeoutMs = 60_000, opts: { asNpmStart?: boolean; args?: string[] } = {}): Promise<ApiProcess> {
   const port = await freePort();
   const started = performance.now();
-  const p = spawnService('server', { HOST: '127.0.0.1', ...env, PORT: String(port) });
+  const defaults: Record<string, string> = opts.asNpmStart ? {} : { RUN_WORKER_IN_PROCESS: 'false' };
+  const p = spawnService('server', { HOST: '127.0.0.1', ...defaults, ...env, PORT: String(port) }, undefined, opts.args);
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {

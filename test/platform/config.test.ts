@@ -144,7 +144,8 @@ describe('PATCH /config other fields', () => {
 
 describe('configuration from the environment', () => {
   it('names what is missing', () => {
-    expect(() => loadConfig({})).toThrow(/DATABASE_URL[\s\S]*REDIS_URL/);
+    // Production needs both addresses; the sandbox has local defaults (below).
+    expect(() => loadConfig({ SVC_ENV: 'production' })).toThrow(/DATABASE_URL[\s\S]*REDIS_URL/);
     expect(() => loadConfig({ DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x', PORT: 'abc' })).toThrow(/PORT/);
     expect(() => loadConfig({ DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x', SVC_ENV: 'production' })).toThrow(/WEBHOOK_SIGNING_KEY/);
   });
@@ -167,6 +168,28 @@ describe('configuration from the environment', () => {
     expect(loadConfig(good).SVC_ENV).toBe('production');
     // Sandbox keeps working with the defaults.
     expect(loadConfig({ DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x', OPERATOR_USER: 'operator', OPERATOR_PASSWORD: 'operator-change-me' }).SVC_ENV).toBe('sandbox');
+  });
+
+  it('issue 24: a fresh sandbox needs no settings; the payments worker is sized by its pool; the worker runs in the API in the sandbox only', () => {
+    const fresh = loadConfig({});
+    expect(fresh.DATABASE_URL).toBe('postgresql://postgres@127.0.0.1:5432/svc');
+    expect(fresh.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(fresh.PAYMENT_CONCURRENCY).toBe(60);
+    expect(fresh.RUN_WORKER_IN_PROCESS).toBe(true);
+    expect(fresh.SANDBOX_AUTO_SETUP).toBe(true);
+    expect(fresh.SANDBOX_CLIENT_ID).toBe('sandbox-client');
+    expect(fresh.SANDBOX_CLIENT_SECRET).toBeUndefined();
+    expect(loadConfig({ DATABASE_POOL_MAX: '4' }).PAYMENT_CONCURRENCY).toBe(24);
+    expect(loadConfig({ DATABASE_POOL_MAX: '4', PAYMENT_CONCURRENCY: '7' }).PAYMENT_CONCURRENCY).toBe(7);
+    expect(loadConfig({ RUN_WORKER_IN_PROCESS: 'false' }).RUN_WORKER_IN_PROCESS).toBe(false);
+    expect(() => loadConfig({ SANDBOX_CLIENT_SECRET: 'short' })).toThrow(/SANDBOX_CLIENT_SECRET: must be at least 12 characters/);
+    const prod = { DATABASE_URL: 'postgresql://x', REDIS_URL: 'redis://x', SVC_ENV: 'production', WEBHOOK_SIGNING_KEY: generatePem(), EXTERNAL_ACCOUNT_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+    expect(loadConfig(prod).RUN_WORKER_IN_PROCESS).toBe(false);
+    expect(loadConfig({ ...prod, RUN_WORKER_IN_PROCESS: 'true' }).RUN_WORKER_IN_PROCESS).toBe(true);
+    expect(loadConfig({ ...prod, SANDBOX_AUTO_SETUP: 'true' }).SANDBOX_AUTO_SETUP).toBe(false);
+    // The image (NODE_ENV=production) in sandbox mode is a deployment: compose runs migrations and the worker apart.
+    const image = loadConfig({ NODE_ENV: 'production' });
+    expect([image.RUN_WORKER_IN_PROCESS, image.SANDBOX_AUTO_SETUP]).toEqual([false, false]);
   });
 
   it('Redis sentinel and cluster modes need their nodes', () => {

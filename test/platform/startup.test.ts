@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -69,4 +69,120 @@ describe('start-up of the built service', () => {
     expect(err?.stderr).toContain('dist/no-such-entry.js is missing');
     expect(err?.stderr).toContain('npm run build');
   });
+});
+
+/**
+ * Issue 24: in the sandbox `npm start` alone is enough on a fresh machine. Against a database that does not
+ * exist yet it creates it, migrates it, creates the sandbox platform and prints its credentials once, and
+ * runs the worker in its own process: a payment made with those credentials completes. A second start
+ * prints no credentials, and `--no-worker` runs the API alone.
+ */
+describe('npm start in the sandbox on a fresh database', () => {
+  const suffix = randomBytes(5).toString('hex');
+  const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_fresh_${suffix}`;
+  const prefix = `t_${suffix}`;
+  const rootUrl = inject('databaseUrl');
+  const API = '/2025-10-13';
+  // SVC_ENV, RUN_WORKER_IN_PROCESS, SANDBOX_AUTO_SETUP and SANDBOX_CLIENT_SECRET unset: npm start's defaults
+  // on a developer's machine (NODE_ENV unset there: development).
+  const env = () => ({ NODE_ENV: 'development', DATABASE_URL: withDatabase(rootUrl, dbName), REDIS_URL: inject('redisUrl'), REDIS_PREFIX: prefix, LOG_LEVEL: 'info', DATABASE_POOL_MAX: '3', SANDBOX_CLIENT_ID: `start-${suffix}`, SANDBOX_RAIL_DELAY_SCALE: '0.05' });
+
+  afterAll(async () => {
+    const redis = new Redis(inject('redisUrl'));
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+    const admin = new pg.Client({ connectionString: rootUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  });
+
+  const credentialLines = (out: string) => out.split('\n').filter((l) => l.includes('client secret:'));
+
+  async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await check();
+      if (v !== undefined) return v;
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it('creates and migrates the database, prints the sandbox credentials once, and settles a payment in the same process', async () => {
+    let api: ApiProcess | undefined;
+    try {
+      api = await startBuiltApi(env(), 120_000, { asNpmStart: true });
+      const out = api.output();
+      expect(credentialLines(out)).toHaveLength(1);
+      expect(out).toContain(`client id:     start-${suffix}`);
+      expect(out).toContain('"msg":"worker ready"');
+      const secret = credentialLines(out)[0]!.split('client secret:')[1]!.trim();
+      const auth = `Basic ${Buffer.from(`start-${suffix}:${secret}`).toString('base64')}`;
+      const call = async (method: string, url: string, body?: unknown) => {
+        const res = await fetch(`${api!.baseUrl}${API}${url}`, { method, headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      expect((await call('GET', '/config')).status).toBe(200);
+
+      const accounts = await call('GET', '/platform/internal-accounts?currency=USD');
+      const usd = accounts.body.data.find((a: { balance: { currency: { code: string } } }) => a.balance.currency.code === 'USD');
+      expect((await call('POST', `/sandbox/internal-accounts/${usd.id}/fund`, { amount: 100_000 })).status).toBe(200);
+      const ext = await call('POST', '/platform/external-accounts', {
+        currency: 'USD',
+        accountInfo: {
+          accountType: 'USD_ACCOUNT', accountNumber: '123456789', routingNumber: '021000021', bankAccountType: 'CHECKING', bankName: 'Chase',
+          beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Grace Hopper', address: { line1: '1 Main St', city: 'New York', postalCode: '10001', country: 'US' } },
+        },
+      });
+      expect(ext.status).toBe(201);
+      // The beneficiary check is a queued job: the account turns ACTIVE only if a worker runs.
+      await until('the external account ACTIVE', async () => ((await call('GET', `/platform/external-accounts/${ext.body.id}`)).body.status === 'ACTIVE' ? true : undefined));
+      const quote = await call('POST', '/quotes', {
+        source: { sourceType: 'ACCOUNT', accountId: usd.id },
+        destination: { destinationType: 'ACCOUNT', accountId: ext.body.id },
+        lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000, immediatelyExecute: true,
+      });
+      expect(quote.status).toBe(201);
+      const done = await until('the payment COMPLETED', async () => {
+        const tx = await call('GET', `/transactions/${quote.body.transactionId}`);
+        return tx.body.status === 'COMPLETED' || tx.body.status === 'FAILED' ? tx.body : undefined;
+      });
+      expect(done.status).toBe('COMPLETED');
+    } finally {
+      const code = await api?.stop();
+      if (api) expect(code, api.output()).toBe(0);
+    }
+
+    // Started again: the database, its schema and the platform are there; nothing new is printed.
+    let again: ApiProcess | undefined;
+    try {
+      again = await startBuiltApi(env(), 120_000, { asNpmStart: true, args: ['--no-worker'] });
+      expect(credentialLines(again.output())).toEqual([]);
+      expect(again.output()).toContain('sandbox: platform exists');
+      expect(again.output()).not.toContain('"msg":"worker ready"');
+      expect((await fetch(`${again.baseUrl}/readyz`)).status).toBe(200);
+    } finally {
+      await again?.stop();
+    }
+  }, 300_000);
+
+  it('production sets nothing up: a database without schema stops the API with the command to run', async () => {
+    const err = await startBuiltApi(
+      { ...env(), DATABASE_URL: withDatabase(rootUrl, `${dbName}_none`), SVC_ENV: 'production', WEBHOOK_SIGNING_KEY: generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), EXTERNAL_ACCOUNT_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') },
+      60_000,
+      { asNpmStart: true },
+    ).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err?.message).toMatch(/exited before it was ready/);
+    expect(err?.message).toMatch(/Cannot reach the database|npm run db:migrate/);
+    const admin = new pg.Client({ connectionString: rootUrl });
+    await admin.connect();
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [`${dbName}_none`]);
+    await admin.end();
+    expect(exists.rowCount).toBe(0);
+  }, 120_000);
 });

@@ -1,7 +1,4 @@
-import type { AppConfig } from '../../config.js';
-import { adaptersFor } from '../current.js';
 import type { BeneficiaryCheckAdapter } from './port.js';
-import { sandboxBeneficiaryCheck } from './sandbox/index.js';
 
 /**
  * Without a provider (BENEFICIARY_CHECK_PROVIDER=none, the production default) nothing can be verified:
@@ -16,7 +13,3 @@ export const noBeneficiaryCheck: BeneficiaryCheckAdapter = {
   },
 };
 
-/** The adapter built at start-up (src/adapters/registry.ts); prefer `deps.adapters.beneficiaryCheck`. */
-export function beneficiaryCheckAdapter(config: AppConfig): BeneficiaryCheckAdapter {
-  return adaptersFor(config)?.beneficiaryCheck ?? (config.SVC_ENV === 'sandbox' ? sandboxBeneficiaryCheck : noBeneficiaryCheck);
-}

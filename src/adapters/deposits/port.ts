@@ -41,7 +41,8 @@ export interface FundingInstructionOut {
 }
 
 export interface DepositDetector {
-  id: 'sandbox';
+  /** `sandbox` or an operator module's id. */
+  id: string;
   instructionsFor(req: InstructionsRequest): FundingInstructionOut[];
   /** The key a reported deposit matches on: a bank reference, an address on a network, or an invoice. */
   matchKeyOf(deposit: { reference?: string; address?: string; invoice?: string; network?: string }): string | undefined;

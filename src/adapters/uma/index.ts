@@ -1,32 +1,29 @@
-import type { AppDeps } from '../../deps.js';
+import type { Redis } from 'ioredis';
+import type { AppConfig } from '../../config.js';
+import type { Clock } from '../../platform/clock.js';
 import type { UmaCounterpartyAdapter } from './port.js';
 import { createSandboxUmaDirectory } from './sandbox/index.js';
 import type { UmaProtocolOptions } from './protocol/index.js';
 
-const cache = new WeakMap<AppDeps['config'], UmaCounterpartyAdapter>();
-
 /**
- * The adapter named by UMA_PROVIDER (loadConfig refuses unknown ids and a uma-protocol setup without
- * keys, so start-up fails on them). One per process configuration; adapters are stateless.
+ * The built-in UMA counterparties (src/adapters/registry.ts builds the one UMA_PROVIDER names, guarded by
+ * the timeout wrapper; loadConfig refuses a uma-protocol setup without keys). Both read the UMA_*
+ * settings rather than ADAPTER_<ID>_* ones: they predate the registry and keep their documented names.
  */
-export function umaCounterpartyFor(deps: AppDeps): UmaCounterpartyAdapter {
-  let adapter = cache.get(deps.config);
-  if (adapter) return adapter;
-  const c = deps.config;
-  adapter =
-    c.UMA_PROVIDER === 'uma-protocol'
-      ? lazyProtocolClient({
-          vaspDomain: c.UMA_VASP_DOMAIN,
-          signingPrivateKeyHex: c.UMA_SIGNING_PRIVATE_KEY!,
-          domainOverrides: c.UMA_DOMAIN_OVERRIDES ?? {},
-          timeoutMs: c.UMA_REQUEST_TIMEOUT_MS,
-          redis: deps.redis,
-          redisPrefix: c.REDIS_PREFIX,
-          now: () => deps.clock.now(),
-        })
-      : createSandboxUmaDirectory({ domain: c.UMA_SANDBOX_DOMAIN, now: () => deps.clock.now(), termsTtlSeconds: c.UMA_LOOKUP_TTL_SECONDS });
-  cache.set(deps.config, adapter);
-  return adapter;
+export function createUmaCounterparty(kind: 'sandbox' | 'uma-protocol', rt: { config: AppConfig; clock: Clock; redis: Redis }): UmaCounterpartyAdapter {
+  const c = rt.config;
+  const now = () => rt.clock.now();
+  if (kind === 'sandbox') return createSandboxUmaDirectory({ domain: c.UMA_SANDBOX_DOMAIN, now, termsTtlSeconds: c.UMA_LOOKUP_TTL_SECONDS });
+  if (!c.UMA_SIGNING_PRIVATE_KEY) throw new Error('UMA_SIGNING_PRIVATE_KEY and UMA_ENCRYPTION_PRIVATE_KEY are required with uma-protocol');
+  return lazyProtocolClient({
+    vaspDomain: c.UMA_VASP_DOMAIN,
+    signingPrivateKeyHex: c.UMA_SIGNING_PRIVATE_KEY,
+    domainOverrides: c.UMA_DOMAIN_OVERRIDES ?? {},
+    timeoutMs: c.UMA_REQUEST_TIMEOUT_MS,
+    redis: rt.redis,
+    redisPrefix: c.REDIS_PREFIX,
+    now,
+  });
 }
 
 /** The protocol client loads the UMA SDK on first use: processes that never look up pay no start-up cost. */

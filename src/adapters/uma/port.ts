@@ -88,7 +88,8 @@ export class UmaCounterpartyError extends Error {
 }
 
 export interface UmaCounterpartyAdapter {
-  id: 'sandbox' | 'uma-protocol';
+  /** `sandbox`, `uma-protocol` or an operator module's id. */
+  id: string;
   lookup(req: UmaLookupRequest, opts?: CallOptions): Promise<UmaReceiver>;
   payRequest(req: UmaPayRequest, opts?: CallOptions): Promise<UmaPayTerms>;
 }

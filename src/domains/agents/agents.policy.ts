@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { AgentActor, Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
-import { BadRequestError, DomainError, ForbiddenError } from '../../platform/errors.js';
+import { BadRequestError, DomainError } from '../../platform/errors.js';
 import { currencyOf } from '../../platform/currencies.js';
 import { getExchangeRate } from '../fees/index.js';
 import { policyDecision } from './agents.model.js';
@@ -62,7 +62,3 @@ export async function releaseDailyUsage(ctx: Ctx, tx: TenantTx, agentId: string,
      WHERE agent_id = ${agentId} AND day = ${dayOf(countedAt)}::date AND platform_id = ${ctx.platformId}`;
 }
 
-/** The action an agent's route needs is checked by the auth hook; this guards service-level uses. */
-export function assertAgentMay(agent: AgentActor, action: string): void {
-  if (!agent.policy.allowedActions.includes(action)) throw new ForbiddenError('FORBIDDEN', `The agent's policy does not allow ${action}.`);
-}

@@ -2,7 +2,6 @@ import { defineLifecycle } from '../../platform/state-machine.js';
 
 /** A bulk customer import (REF's `customers.bulk.*`): queued, worked row by row, then finished once. */
 export const BULK_IMPORT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
-export type BulkImportStatus = (typeof BULK_IMPORT_STATUSES)[number];
 
 export const bulkImportLifecycle = defineLifecycle({
   name: 'bulk-customer-import',

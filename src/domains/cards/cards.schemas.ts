@@ -81,4 +81,3 @@ export function cardResource(c: Card) {
     updatedAt: c.updatedAt.toISOString(),
   };
 }
-export type CardResource = ReturnType<typeof cardResource>;

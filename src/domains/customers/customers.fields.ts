@@ -40,7 +40,6 @@ export const address = () =>
     postalCode: z.string().trim().min(1, 'Must not be empty.').max(20),
     country: country(),
   });
-export type Address = z.infer<ReturnType<typeof address>>;
 
 export const ID_TYPES = ['SSN', 'ITIN', 'EIN', 'NON_US_TAX_ID'] as const;
 export const INDIVIDUAL_ID_TYPES = ['SSN', 'ITIN'] as const;

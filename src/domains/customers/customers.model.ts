@@ -5,7 +5,6 @@ export const CUSTOMER_STATUSES = ['UNVERIFIED', 'PENDING', 'APPROVED', 'REJECTED
 export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number];
 
 export const CUSTOMER_TYPES = ['INDIVIDUAL', 'BUSINESS'] as const;
-export type CustomerType = (typeof CUSTOMER_TYPES)[number];
 
 /**
  * Spec "Customer verification status" plus decision A10 (HOLD is entered only by the provider's

@@ -45,7 +45,6 @@ const businessInfoSchema = z.strictObject({
   primaryContactFirstName: opt(text(250)),
   primaryContactLastName: opt(text(250)),
 });
-export type BusinessInfo = z.infer<typeof businessInfoSchema>;
 
 const customerFields = {
   platformCustomerId: opt(text()),
@@ -76,9 +75,7 @@ const customerFields = {
 };
 
 export const createCustomerBody = z.strictObject({ customerType: oneOf(CUSTOMER_TYPES), ...customerFields });
-export type CreateCustomerBody = z.infer<typeof createCustomerBody>;
 export const patchCustomerBody = z.strictObject({ customerType: oneOf(CUSTOMER_TYPES).optional(), ...customerFields });
-export type PatchCustomerBody = z.infer<typeof patchCustomerBody>;
 
 /** Read-only fields of the resource: accepted on input (clients echo what they read) and ignored. */
 const READ_ONLY = ['id', 'kycStatus', 'kybStatus', 'contactVerification', 'createdAt', 'updatedAt', 'isDeleted', 'beneficialOwners'];
@@ -207,4 +204,3 @@ export const kycLinkBody = z.strictObject({
 });
 export const confirmCodeBody = z.strictObject({ code: z.string().trim().min(1, 'Must not be empty.').max(32) });
 
-export { calendarDate };

@@ -6,7 +6,6 @@ export const DOCUMENT_TYPES = [
   'RENT_OR_LEASE_AGREEMENT', 'DIRECTOR_REGISTRY', 'TRUST_AGREEMENT', 'STATE_COMPANY_REGISTRY', 'PARTNERSHIP_CONTROL_AGREEMENT',
   'PARTNERSHIP_AGREEMENT', 'SELFIE', 'OTHER',
 ] as const;
-export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 /** Spec "Document": identity documents carry documentNumber and issuingAuthority. */
 export const IDENTITY_DOCUMENT_TYPES = new Set<string>(['PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID']);

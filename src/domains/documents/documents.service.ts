@@ -6,24 +6,10 @@ import { BadRequestError, ConflictError, DomainError, NotFoundError, ValidationE
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, paginationQuery, toPage, type Page } from '../../platform/http/pagination.js';
 import { toFieldErrors } from '../../platform/http/validate.js';
-import { documentStorageFor } from '../../adapters/storage/index.js';
-import { adaptersFor } from '../../adapters/current.js';
-import type { DocumentStorage } from '../../adapters/storage/port.js';
-import type { AppConfig } from '../../config.js';
 import type { Document, Prisma } from '../../generated/prisma/client.js';
 import { country, oneOf, pastDate, text, getActiveCustomer, getOwner } from '../customers/index.js';
 import { DOCUMENT_TYPES, IDENTITY_DOCUMENT_TYPES, IMAGE_PROBLEM_MESSAGES, SIDES, TWO_SIDED_DOCUMENT_TYPES } from './documents.model.js';
 import { inspectImage, sniffDocumentType } from './documents.inspect.js';
-
-/** The storage built at start-up (deps.adapters.storage); one per configuration otherwise (scripts). */
-const storages = new WeakMap<AppConfig, DocumentStorage>();
-export function storageFor(config: AppConfig): DocumentStorage {
-  const configured = adaptersFor(config)?.storage;
-  if (configured) return configured;
-  let s = storages.get(config);
-  if (!s) storages.set(config, (s = documentStorageFor(config)));
-  return s;
-}
 
 /** The multipart request, already read: text fields and the one file. */
 export interface DocumentUpload {
@@ -103,7 +89,7 @@ export async function uploadDocument(ctx: Ctx, upload: DocumentUpload): Promise<
   await assertUsable(contentType, file.bytes);
   const id = newId('Document');
   const key = storageKey(ctx.platformId, id);
-  const storage = storageFor(ctx.config);
+  const storage = ctx.adapters.storage;
   await storage.put(key, file.bytes, contentType);
   const now = ctx.clock.now();
   try {
@@ -160,7 +146,7 @@ export async function replaceDocument(ctx: Ctx, id: string, upload: DocumentUplo
   await getActiveCustomer(ctx, existing.customerId);
   await assertUsable(contentType, file.bytes);
   const key = `${existing.storageKey.split(".v")[0]}.v${ctx.clock.now().getTime().toString(36)}`;
-  const storage = storageFor(ctx.config);
+  const storage = ctx.adapters.storage;
   await storage.put(key, file.bytes, contentType);
   const res = await ctx.db.document.updateMany({
     where: { id, submittedAt: null },
@@ -179,7 +165,7 @@ export async function deleteDocument(ctx: Ctx, id: string): Promise<void> {
   const existing = await getDocument(ctx, id);
   const res = await ctx.db.document.deleteMany({ where: { id, submittedAt: null } });
   if (res.count !== 1) throw submittedConflict();
-  await storageFor(ctx.config).delete(existing.storageKey).catch((err) => ctx.logger.warn({ err, documentId: id }, 'document file not deleted'));
+  await ctx.adapters.storage.delete(existing.storageKey).catch((err) => ctx.logger.warn({ err, documentId: id }, 'document file not deleted'));
 }
 
 export const listDocumentsQuery = z.strictObject({ ...paginationQuery, documentHolder: z.string().min(1).max(200).optional() });
@@ -206,5 +192,5 @@ export async function markDocumentsSubmitted(tx: TenantTx, customerId: string, n
 
 /** The stored bytes of a document (not served by the API; for providers and operators). */
 export async function readDocumentFile(ctx: Ctx, id: string): Promise<Buffer | undefined> {
-  return storageFor(ctx.config).get((await getDocument(ctx, id)).storageKey);
+  return ctx.adapters.storage.get((await getDocument(ctx, id)).storageKey);
 }

@@ -55,7 +55,6 @@ const businessSchema = z
 
 export const beneficiarySchema = z.discriminatedUnion('beneficiaryType', [individualSchema, businessSchema]);
 
-export type Beneficiary = z.output<typeof beneficiarySchema>;
 
 const FULL_ADDRESS = ['address.line1', 'address.city', 'address.postalCode', 'address.country'];
 /** Where postal codes are not universal (UAE, Jamaica, much of Africa) the table asks for none. */

@@ -21,7 +21,6 @@ export const createExternalAccountBody = z.object({
   defaultUmaDepositAccount: z.boolean().optional(),
   accountInfo: z.unknown(),
 });
-export type CreateExternalAccountBody = z.output<typeof createExternalAccountBody>;
 
 export const externalAccountParams = z.object({ externalAccountId: id });
 

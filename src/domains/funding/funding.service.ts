@@ -4,7 +4,6 @@ import { newId } from '../../platform/ids.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { isUniqueViolation } from '../../platform/db.js';
 import type { Deposit } from '../../generated/prisma/client.js';
-import { depositDetectorFor } from '../../adapters/deposits/index.js';
 import { systemAccount, postJournal } from '../ledger/index.js';
 import { beginExecution, type ExecutionStart } from '../payments/index.js';
 import { agentActorOf, toPolicyAmount } from '../agents/index.js';
@@ -34,7 +33,7 @@ export type DepositOutcome = 'EXECUTED' | 'AWAITING_APPROVAL' | 'LIMIT_EXCEEDED'
  * Errors: 400 INVALID_INPUT, INVALID_CURRENCY; 404 REFERENCE_NOT_FOUND.
  */
 export async function receiveDeposit(ctx: Ctx, d: DetectedDeposit): Promise<Deposit> {
-  const matchKey = depositDetectorFor(ctx.config).matchKeyOf(d);
+  const matchKey = ctx.adapters.deposits.matchKeyOf(d);
   if (!matchKey) throw new ValidationError([{ field: 'reference', message: 'Give the reference, the invoice, or the address with its network.' }]);
   const instruction = await ctx.db.fundingInstruction.findUnique({ where: { platformId_matchKey: { platformId: ctx.platformId, matchKey } } });
   if (!instruction) throw new NotFoundError('REFERENCE_NOT_FOUND', 'No payment instruction of this platform matches the deposit.');

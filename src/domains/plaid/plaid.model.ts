@@ -5,7 +5,6 @@ import { defineLifecycle } from '../../platform/state-machine.js';
  * once. FAILED is a status the table allows for a provider's refusal; no move leads there yet.
  */
 export const BANK_LINK_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
-export type BankLinkStatus = (typeof BANK_LINK_STATUSES)[number];
 
 export const bankLinkLifecycle = defineLifecycle({
   name: 'bank-link',

@@ -54,4 +54,3 @@ export async function clientIdExists(prisma: PrismaClient, clientId: string): Pr
   return (await prisma.platformCredential.count({ where: { clientId } })) > 0;
 }
 
-export { isUniqueViolation };

@@ -6,10 +6,6 @@ import { EEA_COUNTRIES } from '../customers/index.js';
 
 /** Decisions A8, A15, B§6.5. Pure rules of Strong Customer Authentication; no I/O. */
 
-export const SCA_FACTORS = ['SMS_OTP', 'TOTP', 'PASSKEY'] as const;
-export type ScaFactor = (typeof SCA_FACTORS)[number];
-export const ENROLLABLE_FACTORS = ['TOTP', 'PASSKEY'] as const;
-
 /** Decision A2: fixed sandbox one-time code. */
 export const SANDBOX_SCA_CODE = '123456';
 

@@ -1,7 +1,6 @@
 import type { Ctx } from '../../deps.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import type { InternalAccount } from '../../generated/prisma/client.js';
-import { umaCounterpartyFor } from '../../adapters/uma/index.js';
 import { UmaCounterpartyError } from '../../adapters/uma/port.js';
 import { openInternalAccounts } from '../ledger/index.js';
 import type { CreateQuoteBody, ResolvedDestination, StoredUmaPayment, UmaDestinations } from '../payments/index.js';
@@ -75,7 +74,7 @@ async function requestUmaPayment(ctx: Ctx, quoteId: string, dest: ResolvedDestin
   const uma = dest.uma!;
   const payerData: Record<string, string> = {};
   for (const [k, v] of Object.entries(senderCustomerInfo ?? {})) if (v !== null && v !== undefined) payerData[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  const terms = await umaCounterpartyFor(ctx)
+  const terms = await ctx.adapters.uma
     .payRequest({ idempotencyKey: quoteId, receiverUmaAddress: uma.receiverUmaAddress, senderUmaAddress: uma.senderUmaAddress, counterparty: uma.counterparty, currency: dest.currency, amount, payerData })
     .catch((err: unknown) => {
       throw err instanceof UmaCounterpartyError ? umaError(err) : err;

@@ -4,7 +4,6 @@ import { newId } from '../../platform/ids.js';
 import { isKnownCurrency, currencyOf } from '../../platform/currencies.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { UmaLookup } from '../../generated/prisma/client.js';
-import { umaCounterpartyFor } from '../../adapters/uma/index.js';
 import { UmaCounterpartyError, type UmaCurrencyOption, type UmaReceiver } from '../../adapters/uma/port.js';
 import { getExchangeRate } from '../fees/index.js';
 import { normalizeUmaAddress, type PayerDataRequirement, type StoredUmaCurrency } from './uma.model.js';
@@ -75,7 +74,7 @@ export async function lookupReceiver(ctx: Ctx, q: { umaAddress: string; customer
   const sender = await resolveSender(ctx, q);
   let receiver = await localReceiver(ctx, address, sender);
   if (!receiver) {
-    receiver = await umaCounterpartyFor(ctx)
+    receiver = await ctx.adapters.uma
       .lookup({ receiverUmaAddress: address, senderUmaAddress: sender.umaAddress })
       .catch((err: unknown) => {
         throw err instanceof UmaCounterpartyError ? umaError(err) : err;

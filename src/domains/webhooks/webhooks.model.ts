@@ -1,7 +1,6 @@
 import { defineLifecycle, type EventOf } from '../../platform/state-machine.js';
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'UNDELIVERABLE'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
  * A webhook event's delivery (decisions A7, §7.3; issue 11). Each attempt ends in one move; a failed
