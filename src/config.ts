@@ -331,6 +331,22 @@ export const envSchema = z.object({
    * behaviour) or `unregulated` (REF's: on for platforms that are not regulated institutions).
    */
   END_USER_TERMS_ENFORCEMENT: z.enum(['off', 'unregulated']).default('off'),
+  /**
+   * Mobile-money operators per currency for `accountInfo.provider` (JSON `{"XOF": ["Orange Money", …]}`);
+   * a currency listed replaces the sandbox list (src/domains/external-accounts/account-types.ts).
+   */
+  MOBILE_MONEY_PROVIDERS: z
+    .string()
+    .default('{}')
+    .transform((raw, ctx) => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.issues.push({ code: 'custom', message: 'must be a JSON object of currency → operator names', input: raw });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().regex(/^[A-Z]{3}$/), z.array(z.string().trim().min(1).max(255)).min(1).max(50))),
 
   // end:25a
   // anchor:25b (Issue 25 — REF new operations, account statuses, UMA approval)

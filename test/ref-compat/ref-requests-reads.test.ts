@@ -272,3 +272,61 @@ describe('REF\'s customer enum values and identification', () => {
     expect(fieldsOf(bad)).toEqual(['countryOfIssuance']);
   });
 });
+
+describe('REF\'s external-account fields', () => {
+  const person = (extra: Record<string, unknown> = {}) => ({
+    beneficiaryType: 'INDIVIDUAL',
+    fullName: 'Awa Diop',
+    phoneNumber: '+15555550123',
+    countryOfResidence: 'SN',
+    birthDate: '1990-01-01',
+    nationality: 'SN',
+    address: { line1: '1 Rue Carnot', city: 'Dakar', postalCode: '10000', country: 'SN' },
+    ...extra,
+  });
+  const xof = (info: Record<string, unknown>) => ({ currency: 'XOF', accountInfo: { accountType: 'XOF_ACCOUNT', phoneNumber: '+221771234567', provider: 'Orange Money', ...info, beneficiary: person() } });
+
+  it('an XOF account takes the operator\'s name as provider and REF\'s region, stores and returns both', async () => {
+    const p = await env.platform();
+    const res = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: xof({ region: 'SN', provider: 'orange money' }) });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().accountInfo).toMatchObject({ provider: 'Orange Money', region: 'SN', phoneNumber: '+221771234567' });
+    const read = (await p.request({ method: 'GET', url: `/platform/external-accounts/${res.json().id}` })).json();
+    expect(read.accountInfo).toMatchObject({ provider: 'Orange Money', region: 'SN' });
+    const togo = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: xof({ region: 'TG', phoneNumber: '+22890123456', provider: 'Moov Money' }) });
+    expect(togo.statusCode, togo.body).toBe(201);
+    // The earlier placeholder codes stay accepted, as sent.
+    const alias = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: xof({ provider: 'XOF_MOBILE_2', phoneNumber: '+221771234568' }) });
+    expect(alias.statusCode, alias.body).toBe(201);
+    expect(alias.json().accountInfo.provider).toBe('XOF_MOBILE_2');
+  });
+
+  it('an unknown operator, a region outside the CFA zone or a phone of another country than the region: 400 naming the field', async () => {
+    const p = await env.platform();
+    const unknown = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: xof({ provider: 'Telco Nowhere' }) });
+    expect(unknown.statusCode).toBe(400);
+    expect(fieldsOf(unknown)).toEqual(['accountInfo.provider']);
+    expect(unknown.json().details.errors[0].constraint.enum).toContain('Orange Money');
+    const region = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: xof({ region: 'FR' }) });
+    expect(fieldsOf(region)).toEqual(['accountInfo.region']);
+    const mismatch = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: xof({ region: 'CI' }) });
+    expect(mismatch.statusCode).toBe(400);
+    expect(fieldsOf(mismatch)).toEqual(['accountInfo.region']);
+    const kes = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: { currency: 'KES', accountInfo: { accountType: 'KES_ACCOUNT', phoneNumber: '+254712345678', provider: 'Orange Money', beneficiary: person() } } });
+    expect(fieldsOf(kes)).toEqual(['accountInfo.provider']);
+    expect(await env.deps.prisma.externalAccount.count({ where: { platformId: p.platformId } })).toBe(0);
+  });
+
+  it('a CAD individual beneficiary keeps REF\'s registrationNumber; other currencies drop it as before', async () => {
+    const p = await env.platform();
+    const cad = { currency: 'CAD', accountInfo: { accountType: 'CAD_ACCOUNT', bankCode: '003', branchCode: '12345', accountNumber: '1234567', beneficiary: person({ registrationNumber: 'REG-778', countryOfResidence: 'CA', address: { line1: '1 Bay St', city: 'Toronto', postalCode: 'M5J 2N8', country: 'CA' } }) } };
+    const res = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: cad });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().accountInfo.beneficiary).toMatchObject({ beneficiaryType: 'INDIVIDUAL', registrationNumber: 'REG-778' });
+    const usd = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: { ...usdBankAccount('555000999'), accountInfo: { ...usdBankAccount('555000999').accountInfo, beneficiary: { ...usdBankAccount().accountInfo.beneficiary, registrationNumber: 'REG-1' } } } });
+    expect(usd.statusCode, usd.body).toBe(201);
+    expect(usd.json().accountInfo.beneficiary).not.toHaveProperty('registrationNumber');
+    const long = await p.request({ method: 'POST', url: '/platform/external-accounts', payload: { ...cad, accountInfo: { ...cad.accountInfo, beneficiary: person({ registrationNumber: 'x'.repeat(65) }) } } });
+    expect(fieldsOf(long)).toEqual(['accountInfo.beneficiary.registrationNumber']);
+  });
+});
