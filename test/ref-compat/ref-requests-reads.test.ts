@@ -330,3 +330,15 @@ describe('REF\'s external-account fields', () => {
     expect(fieldsOf(long)).toEqual(['accountInfo.beneficiary.registrationNumber']);
   });
 });
+
+describe('REF\'s verification values', () => {
+  it('GET /verifications?verificationStatus=READY_FOR_VERIFICATION is answered (no case waits there); an unknown status is 400', async () => {
+    const p = await env.platform();
+    const ok = await p.request({ method: 'GET', url: '/verifications?verificationStatus=READY_FOR_VERIFICATION' });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().data).toEqual([]);
+    const bad = await p.request({ method: 'GET', url: '/verifications?verificationStatus=READY' });
+    expect(bad.statusCode).toBe(400);
+    expect(fieldsOf(bad)).toEqual(['verificationStatus']);
+  });
+});
