@@ -157,7 +157,7 @@ describe('transaction statuses and receipt confirmation', () => {
     expect(first.statusCode, first.body).toBe(200);
     expect(Date.parse(first.json().receiptDeliveryConfirmedAt)).toBeGreaterThanOrEqual(before - 1000);
     assertMatchesResponseSchema('post', `${BASE}/transactions/{transactionId}/confirm`, 200, first.json());
-    const at = new Date(env.clock.now().getTime() - 1000).toISOString();
+    const at = new Date(Date.parse(t.createdAt) + 1).toISOString();
     const second = await p.request({ method: 'POST', url: `/transactions/${t.id}/confirm`, payload: { receiptDeliveryConfirmedAt: at } });
     expect(second.statusCode, second.body).toBe(200);
     expect(second.json()).toMatchObject({ id: t.id, status: 'COMPLETED', receiptDeliveryConfirmedAt: at });
@@ -340,5 +340,31 @@ describe('REF\'s verification values', () => {
     const bad = await p.request({ method: 'GET', url: '/verifications?verificationStatus=READY' });
     expect(bad.statusCode).toBe(400);
     expect(fieldsOf(bad)).toEqual(['verificationStatus']);
+  });
+});
+
+describe('REF\'s scaFactor on quotes', () => {
+  it('SMS_OTP is accepted on create and execute; TOTP and unknown values are 400 on scaFactor; PASSKEY is 501', async () => {
+    const p = await env.platform();
+    const c = await aPayer(p);
+    const other = await anApprovedCustomer(env, p, ['USD']);
+    const body = (scaFactor?: string) => ({ source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: other.accounts.USD }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100, ...(scaFactor ? { scaFactor } : {}) });
+    const q = await p.request({ method: 'POST', url: '/quotes', payload: body('SMS_OTP') });
+    expect(q.statusCode, q.body).toBe(201);
+    for (const bad of ['TOTP', 'FACE_ID']) {
+      const res = await p.request({ method: 'POST', url: '/quotes', payload: body(bad) });
+      expect(res.statusCode, bad).toBe(400);
+      expect(fieldsOf(res)).toEqual(['scaFactor']);
+    }
+    const passkey = await p.request({ method: 'POST', url: '/quotes', payload: body('PASSKEY') });
+    expect(passkey.statusCode).toBe(501);
+    expect(passkey.json().code).toBe('NOT_IMPLEMENTED');
+    const totp = await p.request({ method: 'POST', url: `/quotes/${q.json().id}/execute`, payload: { scaFactor: 'TOTP' } });
+    expect(totp.statusCode).toBe(400);
+    expect(fieldsOf(totp)).toEqual(['scaFactor']);
+    expect((await p.request({ method: 'GET', url: `/quotes/${q.json().id}` })).json().status).toBe('PENDING');
+    const exec = await p.request({ method: 'POST', url: `/quotes/${q.json().id}/execute`, payload: { scaFactor: 'SMS_OTP' } });
+    expect(exec.statusCode, exec.body).toBe(200);
+    expect(await env.deps.prisma.quote.count({ where: { platformId: p.platformId } })).toBe(1);
   });
 });

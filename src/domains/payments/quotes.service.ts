@@ -14,6 +14,7 @@ import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride, priceQuoteForWire, type Pricing, getExchangeRate } from '../fees/index.js';
 import { FxRateUnavailableError } from '../../adapters/fx/port.js';
 import { assertEndUserTermsAccepted } from '../customers/index.js';
+import { assertScaFactorServed } from './quotes.sca-factor.js';
 import { railChoice } from './ref-reads.js';
 import { holdPostings } from './settlement.service.js';
 import { transitionTransaction } from './transactions.repo.js';
@@ -133,6 +134,7 @@ async function price(ctx: Ctx, body: CreateQuoteBody, sendingCurrency: string, d
  * VELOCITY_LIMIT_EXCEEDED; 404 (LOOKUP_REQUEST_NOT_FOUND); 424; 501 NOT_IMPLEMENTED.
  */
 export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quote> {
+  assertScaFactorServed(body.scaFactor); // hook:25a
   const source = await resolveSource(ctx, body);
   await assertEndUserTermsAccepted(ctx, source.customer ?? source.customerId); // hook:25a
   // Spec Authentication 4: an SCA customer needs a live session (409 SCA_SESSION_REQUIRED), and its
