@@ -368,3 +368,37 @@ describe('REF\'s scaFactor on quotes', () => {
     expect(await env.deps.prisma.quote.count({ where: { platformId: p.platformId } })).toBe(1);
   });
 });
+
+describe('REF\'s originator fields on real-time funded sources', () => {
+  it('the deposit\'s payer appears on the funded transaction\'s source (and its events); a crypto deposit shows its on-chain transfer', async () => {
+    const p = await env.platform();
+    const c = await anApprovedCustomer(env, p, ['USD', 'USDC']);
+    const dest = await anActiveExternalAccount(p, usdBankAccount('555000666'), c.customerId);
+    const quote = async (currency: string, amount: number) => {
+      const res = await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'REALTIME_FUNDING', currency, customerId: c.customerId }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount } });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json();
+    };
+    const usd = await quote('USD', 20_000);
+    const reference = usd.paymentInstructions.map((i: any) => i.accountOrWalletInfo).find((i: any) => i.reference).reference;
+    const originator = { accountHolderName: 'John Sender', accountIdentifier: '****6789', bankName: 'Chase Bank', bankIdentifier: '021000021', paymentRail: 'RTP', remittanceInformation: 'INV-9', endToEndId: 'E2E-1', traceNumber: '021000020123456' };
+    const d = await p.request({ method: 'POST', url: '/sandbox/deposits', payload: { reference, amount: usd.totalSendingAmount, currency: 'USD', originator } });
+    expect(d.statusCode, d.body).toBe(201);
+    expect(d.json().outcome).toBe('EXECUTED');
+    const t = await waitStatus(p, usd.transactionId, 'COMPLETED');
+    expect(t.source).toMatchObject({ sourceType: 'REALTIME_FUNDING', currency: 'USD', ...originator });
+    assertMatchesResponseSchema('get', `${BASE}/transactions/{transactionId}`, 200, t);
+    const processing = await env.deps.prisma.webhookEvent.findFirstOrThrow({ where: { platformId: p.platformId, type: 'OUTGOING_PAYMENT.PROCESSING' } });
+    expect((processing.data as any).source).toMatchObject({ accountHolderName: 'John Sender' });
+
+    const usdc = await quote('USDC', 5_000_000);
+    const base = usdc.paymentInstructions.map((i: any) => i.accountOrWalletInfo).find((i: any) => i.network === 'BASE' || i.accountType === 'BASE_WALLET');
+    await p.request({ method: 'POST', url: '/sandbox/deposits', payload: { address: base.address, network: 'BASE', amount: usdc.totalSendingAmount, currency: 'USDC', depositId: '0xfeed' } });
+    const ct = await waitStatus(p, usdc.transactionId, 'COMPLETED');
+    expect(ct.source.onChainTransaction).toEqual({ transactionHash: '0xfeed', network: 'BASE' });
+
+    const bad = await p.request({ method: 'POST', url: '/sandbox/deposits', payload: { reference, amount: 1, currency: 'USD', originator: { paymentRail: 'rtp', nickname: 'x' } } });
+    expect(bad.statusCode).toBe(400);
+    expect(fieldsOf(bad)).toEqual(['originator.nickname', 'originator.paymentRail']);
+  });
+});
