@@ -52,12 +52,16 @@ function fieldsOf(type: CanonicalAccountType, schema: z.ZodType): { properties: 
       prop.description = 'IBAN; accepted with spaces or in lower case, stored and returned in electronic form. Checked with mod-97 (400 INVALID_BANK_ACCOUNT).';
     }
     if (name === 'provider') {
-      prop.description = `Mobile-money operator code. Placeholder codes until the operator configures real ones: ${providerCodesFor(currenciesFor(type)?.[0] ?? '').join(', ')}.`;
+      const cur = currenciesFor(type)?.[0] ?? '';
+      prop.description = `The mobile-money operator's name (REF), any letter case; the sandbox list (MOBILE_MONEY_PROVIDERS replaces it per currency): ${providerCodesFor(cur).join(', ')}. The earlier placeholder codes (${cur}_MOBILE_1…) are still accepted as sent.`;
+      prop.examples = [providerCodesFor(cur)[0]];
     }
     if (CASE_INSENSITIVE.has(name) || (type === 'SPARK_WALLET' && name === 'address')) {
       prop.description = `Pattern (case-insensitive): ${prop.pattern}`;
       delete prop.pattern;
     }
+    if (type === 'XOF_ACCOUNT' && name === 'region') prop.description = "REF: the CFA-zone country; optional (the spec has no region), and when given the phone number must be of that country (+229 BJ, +225 CI, +221 SN, +228 TG).";
+    if (name === 'registrationNumber' && type === 'CAD_ACCOUNT') prop.description = 'REF: the individual beneficiary\'s registration number (CAD accounts only).';
     if (type === 'PHP_ACCOUNT' && name === 'bankName') prop.description = 'Must be a `bankName` returned by `GET /discoveries?country=PH&currency=PHP`.';
   }
   return { properties, required: js.required ?? [] };

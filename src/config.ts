@@ -336,6 +336,36 @@ export const envSchema = z.object({
 
   // end:30
   // anchor:25a (Issue 25 — REF requests and reads)
+  /** The operator's End User Terms (GET /customers/end-user-terms): current version and where it is published. */
+  END_USER_TERMS_VERSION: z.string().min(1).max(64).default('V1'),
+  END_USER_TERMS_URL: z.url({ protocol: /^https?$/ }).default('https://example.com/legal/end-user-terms'),
+  /** Versions a customer's `endUserTermsConsent.termsVersion` may name (comma-separated); the current one always may. */
+  END_USER_TERMS_ACCEPTED_VERSIONS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((v) => v.trim()).filter(Boolean)),
+  /**
+   * Whether money movement of a customer without recorded consent is refused (403 END_USER_TERMS_NOT_ACCEPTED)
+   * for platforms that did not choose through PATCH /config `endUserTermsRequired`: `off` (the spec's
+   * behaviour) or `unregulated` (REF's: on for platforms that are not regulated institutions).
+   */
+  END_USER_TERMS_ENFORCEMENT: z.enum(['off', 'unregulated']).default('off'),
+  /**
+   * Mobile-money operators per currency for `accountInfo.provider` (JSON `{"XOF": ["Orange Money", …]}`);
+   * a currency listed replaces the sandbox list (src/domains/external-accounts/account-types.ts).
+   */
+  MOBILE_MONEY_PROVIDERS: z
+    .string()
+    .default('{}')
+    .transform((raw, ctx) => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.issues.push({ code: 'custom', message: 'must be a JSON object of currency → operator names', input: raw });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().regex(/^[A-Z]{3}$/), z.array(z.string().trim().min(1).max(255)).min(1).max(50))),
 
   // end:25a
   // anchor:25b (Issue 25 — REF new operations, account statuses, UMA approval)

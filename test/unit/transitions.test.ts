@@ -38,12 +38,16 @@ const PAYMENT_MOVES = [
   'bankReturn: COMPLETED>FAILED',
   'reject: PENDING>FAILED',
   'cancel: PENDING>FAILED', 'cancel: PENDING_AUTHORIZATION>FAILED', 'cancel: PROCESSING>FAILED',
+  // REF's incoming-only statuses (issue 25).
+  'receive: CREATED>PENDING',
+  'rejectIncoming: CREATED>REJECTED', 'rejectIncoming: PENDING>REJECTED',
+  'refundIncoming: PENDING>REFUNDED', 'refundIncoming: PROCESSING>REFUNDED',
 ];
 
 const DOCUMENTED: Documented[] = [
   // The lifecycle that moves money: COMPLETED is not final (a bank may return the payment).
-  { lifecycle: transactionLifecycle, moves: PAYMENT_MOVES, terminal: ['FAILED', 'EXPIRED'], code: 'INVALID_STATE_TRANSITION' },
-  { lifecycle: quoteLifecycle, moves: PAYMENT_MOVES, terminal: ['FAILED', 'EXPIRED'], code: 'INVALID_STATE_TRANSITION' },
+  { lifecycle: transactionLifecycle, moves: PAYMENT_MOVES, terminal: ['FAILED', 'EXPIRED', 'REJECTED', 'REFUNDED'], code: 'INVALID_STATE_TRANSITION' },
+  { lifecycle: quoteLifecycle, moves: PAYMENT_MOVES, terminal: ['FAILED', 'EXPIRED', 'REJECTED', 'REFUNDED'], code: 'INVALID_STATE_TRANSITION' },
   {
     // B§6.2: a failed payment's automatic refund; NONE: no refund started (a NULL column).
     lifecycle: refundLifecycle,

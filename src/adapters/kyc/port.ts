@@ -38,7 +38,12 @@ export interface KycCase {
 
 export type KycOutcome =
   | { status: 'APPROVED' }
-  | { status: 'REJECTED'; reason: string; ownerId?: string }
+  /**
+   * `errorType`: REF's finer cause when the provider gives one (`APPLICANT_SANCTIONED`, `APPLICANT_FRAUD`,
+   * `APPLICANT_CRIMINAL_RECORD`, `DOCUMENT_VERIFICATION_FAILED`, `SUSPECTED_FRAUD_DOCUMENT`,
+   * `WRONG_DOCUMENT_TYPE`); absent or another value: `APPLICANT_REJECTED`.
+   */
+  | { status: 'REJECTED'; reason: string; ownerId?: string; errorType?: string }
   | { status: 'HOLD'; reason: string }
   | { status: 'MANUAL_REVIEW' }
   | { status: 'PENDING' };

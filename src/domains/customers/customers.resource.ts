@@ -44,6 +44,8 @@ export function customerResource({ customer: c, owners }: CustomerView) {
     umaAddress: c.umaAddress,
     contactVerification: Object.keys(contact).length ? contact : undefined,
     address: (c.address as Record<string, unknown> | null) ?? undefined,
+    // REF (issue 25): omitted until acceptance is recorded.
+    endUserTermsConsent: (c.endUserTermsConsent as Record<string, unknown> | null) ?? undefined,
   };
   const tail = { createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString(), isDeleted: c.isDeleted };
   if (c.customerType === 'BUSINESS') {

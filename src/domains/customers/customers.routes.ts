@@ -5,6 +5,7 @@ import { customerResource, ownerResource } from './customers.resource.js';
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, patchCustomer } from './customers.service.js';
 import { confirmContactCode, sendContactCode } from './contact.service.js';
 import { createKycLink } from './kyc-link.service.js';
+import { currentEndUserTerms } from './end-user-terms.js';
 import { createOwner, getOwner, listOwners, listOwnersQuery, ownerIdParams, patchOwner } from './beneficial-owners.js';
 import type { ContactChannel } from './customers.model.js';
 
@@ -14,6 +15,9 @@ export async function customerRoutes(app: FastifyInstance) {
     reply.status(201);
     return customerResource(await createCustomer(req.ctx, req.body));
   });
+
+  // REF's getEndUserTerms (issue 25): the operator's current terms, from configuration.
+  app.get('/customers/end-user-terms', async (req) => currentEndUserTerms(req.ctx.config));
 
   app.get('/customers', { config: { query: listCustomersQuery } }, async (req) => {
     const page = await listCustomers(req.ctx, parseInput(listCustomersQuery, req.query));

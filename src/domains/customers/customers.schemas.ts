@@ -9,6 +9,7 @@ import {
   PURPOSE_OF_ACCOUNT, SOURCE_OF_WEALTH, SSN_PATTERN, taxIdProblem, text, UMA_ADDRESS_PATTERN,
 } from './customers.fields.js';
 import { CUSTOMER_STATUSES, CUSTOMER_TYPES } from './customers.model.js';
+import { endUserTermsConsentSchema } from './end-user-terms.js';
 
 /** `null` on input: absent on create, "clear it" on PATCH. */
 const opt = <S extends z.ZodType>(s: S) => s.nullish();
@@ -72,6 +73,8 @@ const customerFields = {
   netWorthRange: opt(oneOf(NET_WORTH)),
   pepStatus: opt(oneOf(PEP_STATUS)),
   businessInfo: opt(businessInfoSchema),
+  /** REF (issue 25): evidence of End User Terms acceptance; cannot be cleared once recorded. */
+  endUserTermsConsent: endUserTermsConsentSchema.optional(),
 };
 
 export const createCustomerBody = z.strictObject({ customerType: oneOf(CUSTOMER_TYPES), ...customerFields });

@@ -13,6 +13,7 @@ import {
   contactChannelMachine, customerEventType, customerStatusMachine, initialStatus, regionOf, requiresContactVerification,
   type ChannelEvent, type ChannelState, type ContactChannel, type CustomerEvent, type CustomerStatus,
 } from './customers.model.js';
+import { consentToStore } from './end-user-terms.js';
 import { customerResource, type CustomerView } from './customers.resource.js';
 import {
   createCustomerBody, DUE_DILIGENCE_FIELDS, parseCustomerInput, patchCustomerBody, type ListCustomersQuery,
@@ -74,6 +75,7 @@ function asInput(c: Customer): Record<string, any> {
     idType: c.idType,
     identifier: c.identifier,
     countryOfIssuance: c.countryOfIssuance,
+    endUserTermsConsent: c.endUserTermsConsent,
     ...((c.dueDiligence as Record<string, unknown> | null) ?? {}),
     businessInfo: c.businessInfo,
   };
@@ -136,6 +138,7 @@ function rowData(m: Record<string, any>) {
     countryOfIssuance: m.countryOfIssuance ?? (m.idType === 'SSN' || m.idType === 'ITIN' ? 'US' : null),
     dueDiligence: Object.keys(dd).length ? (dd as Prisma.InputJsonValue) : Prisma.DbNull,
     businessInfo: m.businessInfo ?? Prisma.DbNull,
+    endUserTermsConsent: (m.endUserTermsConsent ?? Prisma.DbNull) as Prisma.InputJsonValue,
   };
 }
 
@@ -174,6 +177,7 @@ export async function createCustomer(ctx: Ctx, raw: unknown): Promise<CustomerVi
   const id = newId('Customer');
   noteIdempotentResource(ctx, id);
   const m: Record<string, any> = { ...body };
+  m.endUserTermsConsent = consentToStore(ctx.config, body.endUserTermsConsent, ctx.clock.now()); // hook:25a
   m.platformCustomerId ??= id.slice('Customer:'.length);
   m.umaAddress ??= await generateUmaAddress(ctx, platform);
   const status = initialStatus({
@@ -233,7 +237,7 @@ export async function patchCustomer(ctx: Ctx, id: string, raw: unknown): Promise
     },
     (m) => [...typeErrors, ...contextErrors(platform, m)],
   );
-  const m = applyPatch(base, { ...body, customerType: undefined });
+  const m = applyPatch(base, { ...body, customerType: undefined, endUserTermsConsent: consentToStore(ctx.config, body.endUserTermsConsent, ctx.clock.now()) }); // hook:25a
   const data = rowData(m);
   const now = ctx.clock.now();
   const required = requiresContactVerification(regionOf({ region: data.region, address: m.address }), platform.platform.scaRegion);

@@ -13,3 +13,4 @@ export { country, isCalendarDate, isCountryCode, oneOf, pastDate, text, UMA_ADDR
 export { getOwner } from './beneficial-owners.js';
 export { createKycLink, hashLinkToken } from './kyc-link.service.js';
 export { unverifiedChannels } from './contact.service.js';
+export { assertEndUserTermsAccepted } from './end-user-terms.js';

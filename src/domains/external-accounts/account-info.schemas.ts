@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldError } from '../../platform/errors.js';
-import { type CanonicalAccountType, providerCodesFor } from './account-types.js';
+import { type CanonicalAccountType, canonicalProvider, providerCodesFor } from './account-types.js';
 import { accountIdentifier, bankAccountType, bic, countryCode, digits, e164, iban, name, oneOf, phoneIn } from './account-info.fields.js';
 import { isDiscoveredBank } from './discoveries.js';
 
@@ -32,10 +32,13 @@ export interface AccountInfoDef {
 }
 
 const provider = (currency: string) =>
-  z.string().superRefine((value, ctx) => {
-    // Read at parse time: operators may replace the placeholder codes at boot (configureProviderCodes).
-    const codes = providerCodesFor(currency);
-    if (!codes.includes(value)) ctx.addIssue({ code: 'custom', message: `Must be one of: ${codes.join(', ')}.`, params: { enum: codes } });
+  z.string().max(255).transform((value, ctx) => {
+    // Read at parse time: deployments replace the operator lists at boot (MOBILE_MONEY_PROVIDERS).
+    const stored = canonicalProvider(currency, value);
+    if (stored !== undefined) return stored;
+    const names = providerCodesFor(currency);
+    ctx.addIssue({ code: 'custom', message: `Must be the name of a mobile-money operator: ${names.join(', ')}.`, params: { enum: [...names] } });
+    return z.NEVER;
   });
 
 const phpBankName = () =>
@@ -51,9 +54,29 @@ const mobile = (shape: z.ZodRawShape): Variant => ({ name: 'MOBILE_MONEY', label
 const mobileMoney = (currency: string, phone: z.ZodType) => single({ phoneNumber: phone, provider: provider(currency) });
 const bankWithSwift = () => single({ bankName: name(), accountNumber: accountIdentifier(), swiftCode: swiftCode() });
 
-/** XOF covers several countries; the spec gives each its own national number length. */
+/** XOF covers several countries; the spec gives each its own national number length (Togo: REF's `region` TG). */
 const xofPhone = () =>
-  z.string().regex(/^(\+221\d{9}|\+225\d{10}|\+229\d{8,9})$/, 'Must be +221 and 9 digits, +225 and 10 digits, or +229 and 8 or 9 digits.');
+  z.string().regex(/^(\+221\d{9}|\+225\d{10}|\+229\d{8,9}|\+228\d{8})$/, 'Must be +221 and 9 digits, +225 and 10 digits, +229 and 8 or 9 digits, or +228 and 8 digits.');
+
+/** REF's XOF `region` (the CFA-zone country) and the calling code its phone numbers carry. */
+const XOF_REGION_CALLING_CODES: Readonly<Record<string, string>> = { BJ: '+229', CI: '+225', SN: '+221', TG: '+228' };
+const XOF_REGIONS = ['BJ', 'CI', 'SN', 'TG'] as const;
+
+/**
+ * XOF_ACCOUNT: the spec's phone and provider, and REF's `region` (issue 25) — optional as in the spec,
+ * and when given the phone number must be of that country.
+ */
+const xofAccount = (): AccountInfoDef => ({
+  variants: [{
+    name: 'DEFAULT',
+    label: 'account',
+    keys: [],
+    schema: z.object({ phoneNumber: xofPhone(), provider: provider('XOF'), region: oneOf(XOF_REGIONS).optional() }).superRefine((v, ctx) => {
+      const code = v.region ? XOF_REGION_CALLING_CODES[v.region] : undefined;
+      if (code && !v.phoneNumber.startsWith(code)) ctx.addIssue({ code: 'custom', path: ['region'], message: `The phone number is not of ${v.region} (${code}).` });
+    }),
+  }],
+});
 
 const lightningAddress = () =>
   z.string().max(320).regex(/^[a-z0-9._+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/i, 'Must be a Lightning address such as alice@example.com.');
@@ -166,7 +189,7 @@ export const ACCOUNT_INFO: Record<CanonicalAccountType, AccountInfoDef> = {
   RWF_ACCOUNT: mobileMoney('RWF', phoneIn('250', '9')),
   MWK_ACCOUNT: mobileMoney('MWK', phoneIn('265', '9')),
   UGX_ACCOUNT: mobileMoney('UGX', phoneIn('256', '9')),
-  XOF_ACCOUNT: mobileMoney('XOF', xofPhone()),
+  XOF_ACCOUNT: xofAccount(),
   XAF_ACCOUNT: single({
     phoneNumber: z.string().regex(/^\+\d{6,14}$/, 'Must be + followed by 6 to 14 digits.'),
     provider: provider('XAF'),

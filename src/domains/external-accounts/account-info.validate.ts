@@ -6,7 +6,7 @@ import { checksumErrors } from './account-info.checksums.js';
 import {
   ACCOUNT_TYPES, type CanonicalAccountType, CRYPTO_ASSETS, canonicalAccountType, currenciesFor, isAccountType, isWalletType,
 } from './account-types.js';
-import { beneficiarySchema, conflictingBusinessInfo, missingBeneficiaryFields } from './beneficiary.schemas.js';
+import { beneficiarySchema, conflictingBusinessInfo, individualFieldsFor, missingBeneficiaryFields } from './beneficiary.schemas.js';
 import { paymentRailsFor } from './payment-rails.js';
 
 export { paymentRailsFor } from './payment-rails.js';
@@ -94,7 +94,7 @@ function checkBeneficiary(type: CanonicalAccountType, variant: Variant, raw: unk
     ...conflictingBusinessInfo(raw),
     ...cnyBankNeedsBusiness(type, variant, raw),
   ].map((e) => prefixed(e, 'accountInfo.beneficiary'));
-  return { value: parsed.success ? withoutUndefined(parsed.data) : undefined, errors };
+  return { value: parsed.success ? withoutUndefined(individualFieldsFor(parsed.data, ctx.destination)) : undefined, errors };
 }
 
 /** Which minimum-field table applies: the account type's currency, SWIFT's actual currency, or the wallet rules. */

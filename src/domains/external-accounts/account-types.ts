@@ -58,34 +58,53 @@ export function currenciesFor(type: CanonicalAccountType): readonly string[] | u
 }
 
 /**
- * Mobile-money operator codes for `provider`. The spec omits the real codes (brand names) and gives only their
- * counts (KES 1, TZS 2, ZMW 4, RWF 2, MWK 2, UGX 2); BWP, XOF and XAF counts are not given, so 2, 3 and 2 are
- * placeholders. Operators replace these with the real codes at boot via `configureProviderCodes`.
+ * Mobile-money operators for `provider` (issue 25; shared decisions "REF's current surface" 6): the
+ * operator's name, as REF takes it, from a list per currency. The sandbox list names real operators in
+ * the counts the spec gives (KES 1, TZS 2, ZMW 4, RWF 2, MWK 2, UGX 2; BWP, XOF and XAF have no count
+ * in the spec). Deployments replace a currency's list with MOBILE_MONEY_PROVIDERS (configureProviderCodes
+ * at boot). A name matches whatever its letter case and is stored as listed.
  */
-const DEFAULT_PROVIDER_CODES: Readonly<Record<string, readonly string[]>> = {
-  KES: ['KES_MOBILE_1'],
-  TZS: ['TZS_MOBILE_1', 'TZS_MOBILE_2'],
-  ZMW: ['ZMW_MOBILE_1', 'ZMW_MOBILE_2', 'ZMW_MOBILE_3', 'ZMW_MOBILE_4'],
-  RWF: ['RWF_MOBILE_1', 'RWF_MOBILE_2'],
-  MWK: ['MWK_MOBILE_1', 'MWK_MOBILE_2'],
-  UGX: ['UGX_MOBILE_1', 'UGX_MOBILE_2'],
-  BWP: ['BWP_MOBILE_1', 'BWP_MOBILE_2'],
-  XOF: ['XOF_MOBILE_1', 'XOF_MOBILE_2', 'XOF_MOBILE_3'],
-  XAF: ['XAF_MOBILE_1', 'XAF_MOBILE_2'],
+const SANDBOX_MOBILE_MONEY_PROVIDERS: Readonly<Record<string, readonly string[]>> = {
+  KES: ['M-PESA'],
+  TZS: ['Vodacom M-Pesa', 'Airtel Money'],
+  ZMW: ['MTN Mobile Money', 'Airtel Money', 'Zamtel Money', 'Zoona'],
+  RWF: ['MTN Mobile Money', 'Airtel Money'],
+  MWK: ['Airtel Money', 'TNM Mpamba'],
+  UGX: ['MTN Mobile Money', 'Airtel Money'],
+  BWP: ['Orange Money', 'Mascom MyZaka'],
+  XOF: ['Orange Money', 'Wave', 'MTN Mobile Money', 'Moov Money'],
+  XAF: ['MTN Mobile Money', 'Orange Money'],
 };
 
-let providerCodes: Readonly<Record<string, readonly string[]>> = DEFAULT_PROVIDER_CODES;
+/**
+ * The placeholder codes of earlier versions (`KES_MOBILE_1`, …, in these counts), still accepted as
+ * aliases and stored as sent, so accounts and integrations written against them keep working.
+ */
+const PLACEHOLDER_COUNTS: Readonly<Record<string, number>> = { KES: 1, TZS: 2, ZMW: 4, RWF: 2, MWK: 2, UGX: 2, BWP: 2, XOF: 3, XAF: 2 };
 
+let providerCodes: Readonly<Record<string, readonly string[]>> = SANDBOX_MOBILE_MONEY_PROVIDERS;
+
+/** The operators' names of a currency, as listed. */
 export function providerCodesFor(currency: string): readonly string[] {
   return providerCodes[currency] ?? [];
 }
 
-/** Replace the placeholder operator codes per currency (missing currencies keep their placeholders). */
+/** `provider` as stored: the listed name (any letter case matches) or a placeholder alias as sent; undefined when neither. */
+export function canonicalProvider(currency: string, value: string): string | undefined {
+  const wanted = value.trim().toLowerCase();
+  const named = providerCodesFor(currency).find((n) => n.toLowerCase() === wanted);
+  if (named) return named;
+  const alias = new RegExp(`^${currency}_MOBILE_(\\d+)$`).exec(value);
+  const n = alias ? Number(alias[1]) : 0;
+  return n >= 1 && n <= (PLACEHOLDER_COUNTS[currency] ?? 0) ? value : undefined;
+}
+
+/** Replace the operator lists per currency (missing currencies keep the sandbox's). */
 export function configureProviderCodes(overrides: Record<string, readonly string[]>): void {
-  providerCodes = { ...DEFAULT_PROVIDER_CODES, ...overrides };
+  providerCodes = { ...SANDBOX_MOBILE_MONEY_PROVIDERS, ...overrides };
 }
 
 /** For tests: back to the placeholders. */
 export function resetProviderCodes(): void {
-  providerCodes = DEFAULT_PROVIDER_CODES;
+  providerCodes = SANDBOX_MOBILE_MONEY_PROVIDERS;
 }

@@ -34,8 +34,23 @@ const individualSchema = z.object({
   beneficiaryType: z.literal('INDIVIDUAL'),
   fullName: name(),
   birthDate: isoDate().optional(),
+  /** REF's `CadBeneficiary` (issue 25): kept for CAD accounts only (individualFieldsFor). */
+  registrationNumber: text(64).optional(),
   ...commonFields,
 });
+
+/** Destinations whose individual beneficiaries carry a `registrationNumber` (REF: CAD). */
+const INDIVIDUAL_REGISTRATION_NUMBER = ['CAD'];
+
+/**
+ * An individual beneficiary's fields as kept for a destination: `registrationNumber` only where REF
+ * defines it; elsewhere it is dropped like any key the type does not have.
+ */
+export function individualFieldsFor<T extends Record<string, unknown>>(beneficiary: T, destination: string): T {
+  if (beneficiary.beneficiaryType !== 'INDIVIDUAL' || !('registrationNumber' in beneficiary) || INDIVIDUAL_REGISTRATION_NUMBER.includes(destination)) return beneficiary;
+  const { registrationNumber: _dropped, ...rest } = beneficiary;
+  return rest as T;
+}
 
 /** The spec also accepts `businessInfo {legalName, taxId}` (US business shape); it is folded into the top level. */
 const businessSchema = z

@@ -4,11 +4,16 @@ import { externalAccountRoutes } from './external-accounts.routes.js';
 import { startExternalAccountsWorker } from './external-accounts.jobs.js';
 import { sweepPendingChecks } from './external-accounts.service.js';
 import { sweepLivenessOutcomes } from './ownership.service.js';
+import { configureProviderCodes } from './account-types.js';
 
 export const externalAccountsModule: DomainModule = {
   name: 'external-accounts',
   queues: [EXTERNAL_ACCOUNTS_QUEUE],
-  routes: (api) => externalAccountRoutes(api),
+  routes: (api, deps) => {
+    // Issue 25: the deployment's mobile-money operator names (MOBILE_MONEY_PROVIDERS), read when accounts are parsed.
+    if (Object.keys(deps.config.MOBILE_MONEY_PROVIDERS).length > 0) configureProviderCodes(deps.config.MOBILE_MONEY_PROVIDERS);
+    return externalAccountRoutes(api);
+  },
   workers: (deps, connection) => [startExternalAccountsWorker(deps, connection)],
   loops: [
     {

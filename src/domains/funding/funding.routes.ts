@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseInput } from '../../platform/http/validate.js';
 import { sandboxOnly } from '../../platform/http/sandbox.js';
 import { depositResource, getDeposit, receiveDeposit } from './funding.service.js';
+import { originatorFields } from './originator.js';
 
 /** POST /sandbox/deposits (README "Sandbox: real-time funding"): exactly one of reference, invoice, address (+ network). */
 const depositBody = z
@@ -14,6 +15,8 @@ const depositBody = z
     network: z.enum(['SOLANA', 'BASE', 'POLYGON', 'ETHEREUM', 'TRON', 'SPARK', 'LIGHTNING', 'RTP', 'FEDNOW']).optional(),
     amount: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     currency: z.string().regex(/^[A-Z]{3,4}$/),
+    /** REF's originator fields of the payer (issue 25): shown on the funded transaction's source. */
+    originator: z.strictObject(originatorFields).optional(),
   })
   .strict()
   .refine((b) => [b.reference, b.invoice, b.address].filter(Boolean).length === 1, { message: 'Give exactly one of reference, invoice, address.', path: ['reference'] })

@@ -8,6 +8,7 @@ import { systemAccount, postJournal } from '../ledger/index.js';
 import { beginExecution, type ExecutionStart } from '../payments/index.js';
 import { agentActorOf, toPolicyAmount } from '../agents/index.js';
 import type { DomainError } from '../../platform/errors.js';
+import { recordOriginator, type Originator } from './originator.js';
 
 export interface DetectedDeposit {
   /** The detector's id of the deposit (transaction hash, bank trace number): a repeat is recorded once. */
@@ -18,6 +19,8 @@ export interface DetectedDeposit {
   network?: string;
   amount: bigint;
   currency: string;
+  /** REF's originator fields, as far as the rail or chain tells them (issue 25). */
+  originator?: Originator;
 }
 
 export type DepositOutcome = 'EXECUTED' | 'AWAITING_APPROVAL' | 'LIMIT_EXCEEDED' | 'AMOUNT_MISMATCH' | 'LATE' | 'QUOTE_NOT_PENDING';
@@ -61,11 +64,12 @@ export async function receiveDeposit(ctx: Ctx, d: DetectedDeposit): Promise<Depo
           { account: quote.sourceAccountId, bucket: 'AVAILABLE', currency: d.currency, amount: d.amount },
         ],
       });
-      const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
+      let t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
       let outcome: DepositOutcome =
         t.status !== 'PENDING' || t.pendingReason ? 'QUOTE_NOT_PENDING' : quote.expiresAt <= now ? 'LATE' : d.amount !== quote.totalSendingAmount ? 'AMOUNT_MISMATCH' : 'EXECUTED';
       let execution: ExecutionStart | undefined;
       if (outcome === 'EXECUTED') {
+        t = await recordOriginator(tx, t, d); // hook:25a REF's originator fields on the funded source.
         // A refused daily limit changes nothing in the database (a conditional upsert that matched no
         // row), so the credit above still commits and the money stays on the balance.
         execution = await beginExecution(ctx, tx, t, { by: 'FUNDING', agent, agentAmount }).catch((err: DomainError) => {

@@ -51,6 +51,7 @@ export const transactionsModule: DomainModule = {
 /** Beginning an execution: funding (a real-time deposit) calls it; quotes, SCA authorization, approvals and incoming payments here do. */
 export { beginExecution, createQuote, getQuote, type ExecutionStart, type ExecutionTrigger } from './quotes.service.js';
 export type { CreateQuoteBody } from './quotes.schemas.js';
+export { PURPOSES_OF_PAYMENT } from './quotes.schemas.js';
 export { getTransaction } from './transactions.service.js';
 export { transactionResource } from './transactions.resource.js';
 /** Incoming payments (uma). */

@@ -4,6 +4,7 @@ import { quoteIdParams } from './quotes.schemas.js';
 import { authorizeQuote, executeQuote, getQuote } from './quotes.service.js';
 import { createQuoteFromRequest } from './quotes.inline-destination.js';
 import { quoteResource } from './quotes.resource.js';
+import { assertScaFactorServed, executeQuoteBody } from './quotes.sca-factor.js';
 import { authorizeBody, quoteScaChallenge, resendQuoteChallenge } from '../sca/index.js';
 
 /** Rebuilds a create or execute response whose effect committed but whose answer was lost (a crash). */
@@ -30,6 +31,7 @@ export async function quoteRoutes(app: FastifyInstance) {
 
   app.post('/quotes/:quoteId/execute', { config: { idempotent: replayQuote(200), agent: 'EXECUTE_QUOTE' } }, async (req) => {
     const { quoteId } = parseInput(quoteIdParams, req.params);
+    assertScaFactorServed(parseInput(executeQuoteBody, req.body ?? {}).scaFactor);
     const quote = await executeQuote(req.ctx, quoteId);
     return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
   });

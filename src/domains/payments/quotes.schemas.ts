@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scaFactorField } from './quotes.sca-factor.js';
 
 export const PURPOSES_OF_PAYMENT = [
   'GIFT', 'SELF', 'GOODS_OR_SERVICES', 'EDUCATION', 'HEALTH_OR_MEDICAL', 'REAL_ESTATE_PURCHASE', 'TAX_PAYMENT',
@@ -28,6 +29,8 @@ export const createQuoteBody = z.object({
   purposeOfPayment: z.enum(PURPOSES_OF_PAYMENT).optional(),
   senderCustomerInfo: z.record(z.string(), z.unknown()).optional(),
   platformFeeOverride: z.unknown().optional(),
+  /** REF (issue 25): the SCA challenge's preferred factor (quotes.sca-factor.ts). */
+  scaFactor: scaFactorField.optional(),
 });
 export type CreateQuoteBody = z.infer<typeof createQuoteBody>;
 

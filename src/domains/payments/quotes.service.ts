@@ -13,6 +13,9 @@ import { postJournal } from '../ledger/index.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride, priceQuoteForWire, type Pricing, getExchangeRate } from '../fees/index.js';
 import { FxRateUnavailableError } from '../../adapters/fx/port.js';
+import { assertEndUserTermsAccepted } from '../customers/index.js';
+import { assertScaFactorServed } from './quotes.sca-factor.js';
+import { railChoice } from './ref-reads.js';
 import { holdPostings } from './settlement.service.js';
 import { transitionTransaction } from './transactions.repo.js';
 import { transactionResource } from './transactions.resource.js';
@@ -131,7 +134,9 @@ async function price(ctx: Ctx, body: CreateQuoteBody, sendingCurrency: string, d
  * VELOCITY_LIMIT_EXCEEDED; 404 (LOOKUP_REQUEST_NOT_FOUND); 424; 501 NOT_IMPLEMENTED.
  */
 export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quote> {
+  assertScaFactorServed(body.scaFactor); // hook:25a
   const source = await resolveSource(ctx, body);
+  await assertEndUserTermsAccepted(ctx, source.customer ?? source.customerId); // hook:25a
   // Spec Authentication 4: an SCA customer needs a live session (409 SCA_SESSION_REQUIRED), and its
   // payment waits in PENDING_AUTHORIZATION for POST /quotes/{id}/authorize (src/domains/sca).
   const sca = await requireScaSession(ctx, source.customer ?? source.customerId);
@@ -142,6 +147,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   }
   const pricing = await price(ctx, body, source.currency, dest);
   await checkLimits(ctx, source.currency, dest.currency, pricing);
+  const railReads = railChoice(dest.kind === 'INTERNAL' ? null : dest.rail, body.destination.destinationType === 'ACCOUNT' ? body.destination.paymentRail : null, (r) => ctx.adapters.rails.expectedSettlementMs(r)); // hook:25a
   checkUmaLimits(dest, pricing);
   const agentAmount = ctx.agent ? await toPolicyAmount(ctx, ctx.agent, pricing.totalSendingAmount, source.currency) : undefined;
   if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!);
@@ -181,7 +187,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   }, feeSplitColumns(pricing, source.currency, dest.currency, umaPayment?.multiplier));
   if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !umaPayment) {
     // Issue 12: a platform's prefunded immediate payment is written by one statement (money-path.repo.ts).
-    const pending = pendingRows(ctx, { quoteId, transactionId, body, pricing, source, dest, expiresAt, common });
+    const pending = pendingRows(ctx, { quoteId, transactionId, body, pricing, source, dest, expiresAt, common, railReads });
     const { quote } = await insertStartedPayment(ctx, pending);
     await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
     return quote;
@@ -222,6 +228,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
         platformFees: pricing.platformFee,
         serviceFees: pricing.serviceFee,
         counterpartyInformation: ((umaPayment as { counterpartyInformation?: unknown } | undefined)?.counterpartyInformation ?? undefined) as any,
+        ...railReads, // hook:25a
         ...common,
       } as any,
     });
@@ -242,7 +249,7 @@ type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKi
 /** The PENDING quote and transaction rows of a prefunded quote, as the database holds them. */
 function pendingRows(
   ctx: Ctx,
-  i: { quoteId: string; transactionId: string; body: CreateQuoteBody; pricing: Pricing; source: ResolvedSource; dest: ResolvedDestination; expiresAt: Date; common: QuoteCommon },
+  i: { quoteId: string; transactionId: string; body: CreateQuoteBody; pricing: Pricing; source: ResolvedSource; dest: ResolvedDestination; expiresAt: Date; common: QuoteCommon; railReads: ReturnType<typeof railChoice> },
 ): { quote: Quote; transaction: Transaction } {
   const quote: Quote = merged(i.common, {
     id: i.quoteId,
@@ -291,6 +298,8 @@ function pendingRows(
     approvalRequestedAt: null,
     agentCountedAmount: null,
     counterpartyInformation: null,
+    ...i.railReads, // hook:25a
+    receiptDeliveryConfirmedAt: null,
   });
   return { quote, transaction };
 }

@@ -1,7 +1,13 @@
 import { defineLifecycle, type TransitionTable } from '../../platform/state-machine.js';
 
-/** Decisions Part B §3.1: the outgoing status set (quotes use the same values). */
-export const TRANSACTION_STATUSES = ['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const;
+/**
+ * Decisions Part B §3.1: the outgoing status set (quotes use the same values), and REF's `CREATED`,
+ * `REJECTED`, `REFUNDED` (issue 25; shared decisions §"REF's current surface" 7), which only incoming
+ * payments reach, as REF's own descriptions say: CREATED "initial lookup has been created", REJECTED
+ * "receiving institution or wallet rejected payment, payment has been refunded", REFUNDED "payment was
+ * unable to complete and refunded". An outgoing payment that failed stays FAILED with its `refund`.
+ */
+export const TRANSACTION_STATUSES = ['CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 export const transactionTransitions = {
@@ -18,10 +24,16 @@ export const transactionTransitions = {
   reject: { from: ['PENDING'], to: 'FAILED' },
   /** POST /transactions/{id}/cancel before settlement (B§6.2); a PROCESSING one is refunded (USER_CANCELLATION). */
   cancel: { from: ['PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING'], to: 'FAILED' },
+  /** Issue 25 (REF): an incoming payment announced at its lookup (CREATED) is paid by its sender. */
+  receive: { from: ['CREATED'], to: 'PENDING' },
+  /** Issue 25 (REF): the receiving platform refuses an incoming payment; the sender gets it back. */
+  rejectIncoming: { from: ['CREATED', 'PENDING'], to: 'REJECTED' },
+  /** Issue 25 (REF): an incoming payment that could not complete went back to its sender. */
+  refundIncoming: { from: ['PENDING', 'PROCESSING'], to: 'REFUNDED' },
 } as const satisfies TransitionTable<TransactionStatus>;
 export type TransactionEvent = keyof typeof transactionTransitions;
 
-export const TERMINAL_STATUSES: readonly TransactionStatus[] = ['EXPIRED', 'FAILED'];
+export const TERMINAL_STATUSES: readonly TransactionStatus[] = ['EXPIRED', 'FAILED', 'REJECTED', 'REFUNDED'];
 
 /** The money-moving lifecycle (decisions Part B §3.1). COMPLETED is not final: a bank may return the payment. */
 export const transactionLifecycle = defineLifecycle({

@@ -82,7 +82,7 @@ const TRANSACTION_FIELDS = [
   'refundReason', 'refundInitiatedAt', 'refundSettledAt', 'agentId', 'pendingReason', 'approvalRequestedAt', 'agentCountedAmount',
   'counterpartyInformation', 'platformFixedFee', 'platformVariableFeeBps', 'platformVariableFee', 'serviceFixedFee',
   'serviceVariableFeeBps', 'serviceVariableFee', 'counterpartyFixedFee', 'counterpartyMultiplier', 'sendingMultiplier',
-  'paymentInstructions', 'createdAt', 'updatedAt',
+  'paymentInstructions', 'railSelectionMode', 'settlementTimelineSeconds', 'receiptDeliveryConfirmedAt', 'createdAt', 'updatedAt',
 ] as const satisfies ReadonlyArray<keyof Transaction>;
 type UnlistedField = Exclude<keyof Transaction, (typeof TRANSACTION_FIELDS)[number]>;
 const everyFieldListed: [UnlistedField] extends [never] ? true : UnlistedField = true;
@@ -126,7 +126,7 @@ function toTransaction(v: any[]): Transaction {
     agentCountedAmount: v[39], counterpartyInformation: v[40], platformFixedFee: v[41], platformVariableFeeBps: v[42],
     platformVariableFee: v[43], serviceFixedFee: v[44], serviceVariableFeeBps: v[45], serviceVariableFee: v[46],
     counterpartyFixedFee: v[47], counterpartyMultiplier: v[48], sendingMultiplier: v[49], paymentInstructions: v[50],
-    createdAt: v[51], updatedAt: v[52],
+    railSelectionMode: v[51], settlementTimelineSeconds: v[52], receiptDeliveryConfirmedAt: v[53], createdAt: v[54], updatedAt: v[55],
   };
 }
 const probe = toTransaction([...TRANSACTION_FIELDS]) as unknown as Record<string, unknown>;

@@ -4,9 +4,11 @@ import { omitAbsent } from '../../platform/http/omit-absent.js';
 import { wireFailureReason } from './failure-reasons.js';
 import { rateDetailsResource } from './rate-details.js';
 import { wireDestination, wirePaymentRail } from './payment-rails.js';
+import { outgoingRefReads, reconciliationInstructions, withOnChainTransaction } from './ref-reads.js';
 
 /** Optional fields REF leaves out while empty (issue 13). */
-const OPTIONAL = ['quoteId', 'paymentRail', 'description', 'remittanceInformation', 'purposeOfPayment', 'failureReason', 'failureDetail', 'agentId', 'pendingReason', 'counterpartyInformation', 'settledAt', 'refund', 'paymentInstructions', 'rateDetails'] as const;
+const OPTIONAL = ['quoteId', 'paymentRail', 'description', 'remittanceInformation', 'purposeOfPayment', 'failureReason', 'failureDetail', 'agentId', 'pendingReason', 'counterpartyInformation', 'settledAt', 'refund', 'paymentInstructions', 'rateDetails',
+  'reconciliationInstructions', 'receiptDeliveryConfirmedAt', 'railSelectionMode', 'expectedSettlementAt', 'settlementTimelineSeconds'] as const;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -22,7 +24,8 @@ export function transactionResource(t: Transaction) {
     customerId: t.customerId,
     platformCustomerId: t.platformCustomerId,
     source: t.source,
-    destination: wireDestination(t.destination),
+    // hook:25a REF's onChainTransaction on a settled wallet leg.
+    destination: withOnChainTransaction(wireDestination(t.destination), t),
     sentAmount: toWireAmount({ amount: t.sentAmount, currency: t.sendingCurrency }),
     receivedAmount: toWireAmount({ amount: t.receivedAmount, currency: t.receivingCurrency }),
     exchangeRate: Number(t.exchangeRate),
@@ -56,5 +59,9 @@ export function transactionResource(t: Transaction) {
     // REF's OutgoingTransaction: the quote's funding instructions and fee breakdown (issue 13).
     paymentInstructions: outgoing ? (Array.isArray(t.paymentInstructions) ? t.paymentInstructions : []) : undefined,
     rateDetails: outgoing ? rateDetailsResource(t) : undefined,
+    // hook:25a REF's reads (issue 25): src/domains/payments/ref-reads.ts.
+    reconciliationInstructions: reconciliationInstructions(t),
+    receiptDeliveryConfirmedAt: iso(t.receiptDeliveryConfirmedAt),
+    ...(outgoing ? outgoingRefReads(t) : {}),
   }, OPTIONAL);
 }

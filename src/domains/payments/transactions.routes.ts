@@ -6,6 +6,7 @@ import { TRANSACTION_STATUSES } from './transactions.model.js';
 import { transactionResource } from './transactions.resource.js';
 import { getTransaction, getTransactionBody, listTransactions } from './transactions.service.js';
 import { approveTransaction, cancelTransaction, rejectTransaction } from './approvals.service.js';
+import { confirmReceiptBody, confirmReceiptDelivery } from './receipts.service.js';
 
 const transactionParams = z.object({ transactionId: z.string().max(200) });
 /** B§6.2: free-text reason, informational (kept in the status history). */
@@ -68,6 +69,12 @@ export async function transactionRoutes(app: FastifyInstance) {
     const { transactionId } = parseInput(transactionParams, req.params);
     const { reason } = parseInput(reasonBody, req.body ?? {});
     return transactionResource(await rejectTransaction(req.ctx, transactionId, reason));
+  });
+
+  // REF's receipt delivery confirmation (issue 25): repeatable, so no Idempotency-Key is needed.
+  app.post('/transactions/:transactionId/confirm', async (req) => {
+    const { transactionId } = parseInput(transactionParams, req.params);
+    return transactionResource(await confirmReceiptDelivery(req.ctx, transactionId, parseInput(confirmReceiptBody, req.body ?? {})));
   });
 
   app.post('/transactions/:transactionId/cancel', { config: { idempotent: replayTransaction, agent: 'CANCEL_TRANSACTION' } }, async (req) => {

@@ -78,6 +78,8 @@ export function configResource(view: PlatformConfigView, publicKeyPem: string, c
     webhookPublicKey: publicKeyPem,
     maxLiveCards: p.maxLiveCards,
     oneCardPerCardholder: p.oneCardPerCardholder,
+    // Issue 25: the rule in force for this platform (its choice, else the deployment's default).
+    endUserTermsRequired: p.endUserTermsRequired ?? (config.END_USER_TERMS_ENFORCEMENT === 'unregulated' && !p.isRegulated),
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   }, OPTIONAL);

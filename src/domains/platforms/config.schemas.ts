@@ -35,5 +35,10 @@ export const patchConfigBody = z.object({
   /** Cards (decision A13): live-card maximum and the one-card-per-cardholder rule. */
   maxLiveCards: z.number().int().min(0).max(10_000_000).optional(),
   oneCardPerCardholder: z.boolean().optional(),
+  /**
+   * Issue 25: refuse money movement of customers without recorded End User Terms consent (403
+   * END_USER_TERMS_NOT_ACCEPTED); null returns to the deployment's END_USER_TERMS_ENFORCEMENT.
+   */
+  endUserTermsRequired: z.boolean().nullable().optional(),
 });
 export type PatchConfigBody = z.infer<typeof patchConfigBody>;

@@ -70,6 +70,7 @@ export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<Plat
     if (body.umaDomain !== undefined) platformPatch.umaDomain = body.umaDomain;
     if (body.maxLiveCards !== undefined) platformPatch.maxLiveCards = body.maxLiveCards;
     if (body.oneCardPerCardholder !== undefined) platformPatch.oneCardPerCardholder = body.oneCardPerCardholder;
+    if (body.endUserTermsRequired !== undefined) platformPatch.endUserTermsRequired = body.endUserTermsRequired; // hook:25a
     if (Object.keys(platformPatch).length > 0) {
       await tx.platform.updateMany({ data: { ...platformPatch, updatedAt: now } });
     }

@@ -3,7 +3,7 @@ import { parseInput } from '../../platform/http/validate.js';
 import { sandboxOnly } from '../../platform/http/sandbox.js';
 import { transactionResource } from '../payments/index.js';
 import { sendTestEvent } from '../webhooks/index.js';
-import { accountLookupParams, accountLookupQuery, kycLinkQuery, sandboxSendBody, sandboxUmaReceiveBody, transferBody } from './ref-compat.schemas.js';
+import { accountLookupParams, accountLookupQuery, kycLinkQuery, sandboxSendBody, sandboxUmaReceiveBody, transferBody, transferOutBody } from './ref-compat.schemas.js';
 import { kycLinkFor, lookupExternalAccount, sandboxSend, sandboxUmaReceive, transferIn, transferOut } from './ref-compat.service.js';
 
 /**
@@ -36,8 +36,7 @@ export async function refCompatRoutes(app: FastifyInstance) {
 
   app.post('/transfer-out', { config: { idempotent: true } }, async (req, reply) => {
     deprecated(reply);
-    const body = parseInput(transferBody.partial({ amount: true }), req.body ?? {});
-    const t = await transferOut(req.ctx, body);
+    const t = await transferOut(req.ctx, parseInput(transferOutBody, req.body ?? {}));
     reply.status(201);
     return transactionResource(t);
   });

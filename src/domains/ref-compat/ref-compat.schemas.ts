@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PURPOSES_OF_PAYMENT } from '../payments/index.js';
 
 /**
  * Request schemas of the paths REF's client calls where the spec has another path or body
@@ -35,10 +36,23 @@ export const sandboxUmaReceiveBody = z
 export const accountLookupParams = z.object({ accountId: id });
 export const accountLookupQuery = z.object({ customerId: id.optional(), senderUmaAddress: z.string().min(1).max(400).optional() });
 
-/** `POST /transfer-out` and `POST /transfer-in` (REF, deprecated): same-currency moves by account id. */
+/** `POST /transfer-in` (REF, deprecated): same-currency moves by account id. */
 export const transferBody = z.strictObject({
   source: z.strictObject({ accountId: id }),
   destination: z.strictObject({ accountId: id }),
   amount,
 });
 export type TransferBody = z.output<typeof transferBody>;
+
+/**
+ * `POST /transfer-out` (REF `TransferOutRequest`, issue 25): REF's memo, purpose and chosen rail, with the
+ * same names and bounds as on POST /quotes, which the transfer is executed as.
+ */
+export const transferOutBody = z.strictObject({
+  source: z.strictObject({ accountId: id }),
+  destination: z.strictObject({ accountId: id, paymentRail: z.string().regex(/^[A-Z_]{2,20}$/, 'Must be a payment rail such as ACH.').optional() }),
+  amount: amount.optional(),
+  remittanceInformation: z.string().max(80).optional(),
+  purposeOfPayment: z.enum(PURPOSES_OF_PAYMENT).optional(),
+});
+export type TransferOutBody = z.output<typeof transferOutBody>;

@@ -7,12 +7,12 @@ import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { Customer, Transaction } from '../../generated/prisma/client.js';
 import { systemAccount, postJournal, getInternalAccount } from '../ledger/index.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
-import { createKycLink, getActiveCustomer } from '../customers/index.js';
+import { assertEndUserTermsAccepted, createKycLink, getActiveCustomer } from '../customers/index.js';
 import { receiveDeposit } from '../funding/index.js';
 import { receiveSandboxUmaPayment, normalizeUmaAddress } from '../uma/index.js';
 import { getExchangeRate, defaultPaymentRail } from '../fees/index.js';
 import { createQuote, getQuote, getTransaction, transactionResource } from '../payments/index.js';
-import type { TransferBody } from './ref-compat.schemas.js';
+import type { TransferBody, TransferOutBody } from './ref-compat.schemas.js';
 
 const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'Customer not found.');
 
@@ -129,10 +129,11 @@ async function amountOf(ctx: Ctx, internalAccountId: string, amount: number | un
 /**
  * POST /transfer-out (REF, deprecated; decision A20 left it out): a same-currency payout from an
  * internal account to an external account, as a quote locked on the sending side and executed at
- * once. Answers the quote's transaction. Errors: those of POST /quotes; 400 INVALID_INPUT when the
- * currencies differ.
+ * once. REF's `remittanceInformation`, `purposeOfPayment` and `destination.paymentRail` are the quote's
+ * own fields, so they reach the rail exactly as a quote's do. Answers the quote's transaction. Errors:
+ * those of POST /quotes; 400 INVALID_INPUT when the currencies differ.
  */
-export async function transferOut(ctx: Ctx, body: Omit<TransferBody, 'amount'> & { amount?: number }): Promise<Transaction> {
+export async function transferOut(ctx: Ctx, body: TransferOutBody): Promise<Transaction> {
   if (!body.source.accountId.startsWith('InternalAccount:')) throw new ValidationError([{ field: 'source.accountId', message: 'Must be an internal account.' }]);
   if (!body.destination.accountId.startsWith('ExternalAccount:')) throw new ValidationError([{ field: 'destination.accountId', message: 'Must be an external account.' }]);
   const source = await getInternalAccount(ctx, body.source.accountId);
@@ -143,10 +144,12 @@ export async function transferOut(ctx: Ctx, body: Omit<TransferBody, 'amount'> &
   const amount = await amountOf(ctx, source.id, body.amount);
   const quote = await createQuote(ctx, {
     source: { sourceType: 'ACCOUNT', accountId: source.id },
-    destination: { destinationType: 'ACCOUNT', accountId: destination.id },
+    destination: { destinationType: 'ACCOUNT', accountId: destination.id, ...(body.destination.paymentRail ? { paymentRail: body.destination.paymentRail } : {}) },
     lockedCurrencySide: 'SENDING',
     lockedCurrencyAmount: amount,
     immediatelyExecute: true,
+    ...(body.remittanceInformation !== undefined ? { remittanceInformation: body.remittanceInformation } : {}),
+    ...(body.purposeOfPayment !== undefined ? { purposeOfPayment: body.purposeOfPayment } : {}),
   });
   return getTransaction(ctx, quote.transactionId);
 }
@@ -165,6 +168,7 @@ export async function transferIn(ctx: Ctx, body: Omit<TransferBody, 'amount'> & 
   if (body.amount === undefined) throw new ValidationError([{ field: 'amount', message: 'Required: how much to pull.' }]);
   const external = await getPayableExternalAccount(ctx, body.source.accountId);
   const internal = await getInternalAccount(ctx, body.destination.accountId);
+  await assertEndUserTermsAccepted(ctx, internal.customerId);
   if (external.customerId !== internal.customerId) throw new ValidationError([{ field: 'source.accountId', message: 'The external account belongs to another owner than the internal account.' }]);
   if (external.currency !== internal.currency) throw new ValidationError([{ field: 'destination.accountId', message: `A transfer moves one currency: the source holds ${external.currency}, the destination ${internal.currency}.` }]);
   if (ctx.config.SVC_ENV !== 'sandbox') throw new NotImplementedError('No payment rail of this deployment can pull from an external account; ask the payer to send to the internal account\'s payment instructions.');

@@ -6,7 +6,7 @@ import { ensureJob, sweepDue } from '../../platform/durable.js';
 import type { Verification } from '../../generated/prisma/client.js';
 import type { KycOutcome } from '../../adapters/kyc/port.js';
 import { moveCustomerStatus } from '../customers/index.js';
-import { IDENTITY_DOCUMENTS, OPEN_STATUSES, type VerificationError } from './verification.model.js';
+import { IDENTITY_DOCUMENTS, OPEN_STATUSES, rejectionErrorType, type VerificationError } from './verification.model.js';
 import { moveOwners, moveVerification } from './verification.service.js';
 
 export const KYC_QUEUE = 'kyc-decisions';
@@ -69,7 +69,7 @@ export async function processDecision(deps: AppDeps, job: DecisionJob): Promise<
         if (customerPending) await moveCustomerStatus(ctx, tx, fresh, 'approve');
         break;
       case 'REJECTED': {
-        const errors: VerificationError[] = [{ resourceId: outcome.ownerId ?? customer.id, type: 'APPLICANT_REJECTED', reason: outcome.reason }];
+        const errors: VerificationError[] = [{ resourceId: outcome.ownerId ?? customer.id, type: rejectionErrorType(outcome.errorType), reason: outcome.reason }];
         await moveVerification(ctx, tx, v, 'reject', errors);
         if (outcome.ownerId) await moveOwners(ctx, tx, customer.id, 'reject', [outcome.ownerId]);
         if (customerPending) await moveCustomerStatus(ctx, tx, fresh, 'reject');

@@ -34,8 +34,24 @@ export const VERIFICATION_ERROR_TYPES = [
   'MISSING_PROOF_OF_ADDRESS_DOCUMENT', 'MISSING_IDENTITY_DOCUMENT', 'MISSING_GOOD_STANDING_DOCUMENT',
   'INVALID_DOCUMENT', 'EXPIRED_DOCUMENT', 'POOR_QUALITY_DOCUMENT', 'UNREADABLE_DOCUMENT', 'INCOMPLETE_DOCUMENT',
   'MISSING_CONTROL_PERSON', 'MISSING_BENEFICIAL_OWNER', 'APPLICANT_REJECTED',
+  // REF's finer rejection causes (issue 25), as a KYC provider reports them (KycOutcome.errorType).
+  'SUSPECTED_FRAUD_DOCUMENT', 'WRONG_DOCUMENT_TYPE', 'DOCUMENT_VERIFICATION_FAILED', 'APPLICANT_SANCTIONED', 'APPLICANT_FRAUD', 'APPLICANT_CRIMINAL_RECORD',
 ] as const;
 export type VerificationErrorType = (typeof VERIFICATION_ERROR_TYPES)[number];
+
+/** REF's rejection causes a provider may name; anything else reads as APPLICANT_REJECTED (never guessed). */
+const REJECTION_ERROR_TYPES: ReadonlySet<string> = new Set(['SUSPECTED_FRAUD_DOCUMENT', 'WRONG_DOCUMENT_TYPE', 'DOCUMENT_VERIFICATION_FAILED', 'APPLICANT_SANCTIONED', 'APPLICANT_FRAUD', 'APPLICANT_CRIMINAL_RECORD']);
+export function rejectionErrorType(providerType: string | undefined): VerificationErrorType {
+  return providerType && REJECTION_ERROR_TYPES.has(providerType) ? (providerType as VerificationErrorType) : 'APPLICANT_REJECTED';
+}
+
+/**
+ * REF's `verificationStatus` values (issue 25): this server's, and `READY_FOR_VERIFICATION`, which REF
+ * lists without describing. A complete case is submitted to the provider as it is created (IN_PROGRESS),
+ * so no case of this server waits in READY_FOR_VERIFICATION: the value is accepted as a filter (and
+ * matches nothing) so that REF clients' queries work.
+ */
+export const REF_VERIFICATION_STATUSES = [...VERIFICATION_STATUSES, 'READY_FOR_VERIFICATION'] as const;
 
 export interface VerificationError {
   resourceId: string;

@@ -4,12 +4,12 @@ import type { AppDeps } from '../../deps.js';
 import { paginationQuery } from '../../platform/http/pagination.js';
 import { parseInput } from '../../platform/http/validate.js';
 import { oneOf } from '../customers/index.js';
-import { VERIFICATION_STATUSES } from './verification.model.js';
+import { REF_VERIFICATION_STATUSES } from './verification.model.js';
 import { enqueueDecision } from './verification.jobs.js';
 import { getVerification, listVerifications, submitVerification, verificationResource } from './verification.service.js';
 
 const submitBody = z.strictObject({ customerId: z.string().min(1).max(200) });
-const listQuery = z.strictObject({ ...paginationQuery, customerId: z.string().min(1).max(200).optional(), verificationStatus: oneOf(VERIFICATION_STATUSES).optional() });
+const listQuery = z.strictObject({ ...paginationQuery, customerId: z.string().min(1).max(200).optional(), verificationStatus: oneOf(REF_VERIFICATION_STATUSES).optional() });
 const idParams = z.object({ verificationId: z.string().min(1).max(200) });
 
 export async function verificationRoutes(app: FastifyInstance, deps: AppDeps) {
