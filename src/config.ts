@@ -318,8 +318,6 @@ export const envSchema = z.object({
   WEBHOOK_PAYLOAD_RETENTION_DAYS: int(30, 1),
   /** Days delivery attempts are kept (the events log shows the last ones of an event). */
   WEBHOOK_ATTEMPT_RETENTION_DAYS: int(30, 1),
-  /** Days status changes (timelines) are kept; 0 = forever (the default: a year-old payment still shows its timeline). */
-  STATUS_CHANGE_RETENTION_DAYS: int(0, 0),
   /** How often the retention job runs, and the rows it touches per statement (bounded batches, no vacuum storm). */
   RETENTION_INTERVAL_MS: int(60_000, 100),
   RETENTION_BATCH: int(1000, 1),

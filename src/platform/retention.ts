@@ -12,8 +12,8 @@ import type { DomainModule } from './module.js';
  * - delivery attempts older than WEBHOOK_ATTEMPT_RETENTION_DAYS are deleted;
  * - Idempotency-Key records past their expiry (IDEMPOTENCY_TTL_HOURS) are deleted: an expired record
  *   is overwritten by the next use of its key anyway (src/platform/idempotency.ts);
- * - status changes older than STATUS_CHANGE_RETENTION_DAYS when set (default: kept forever).
- * Ledger journals and entries are never touched.
+ * Status changes (a payment's timeline, shown for a year-old payment too) and ledger journals and
+ * entries are kept forever.
  */
 const DAY_MS = 24 * 3_600_000;
 
@@ -21,7 +21,6 @@ export interface RetentionPass {
   eventsPruned: number;
   attemptsDeleted: number;
   idempotencyDeleted: number;
-  statusChangesDeleted: number;
 }
 
 /** The payload an event keeps after its retention window: enough to list it and find its resource. */
@@ -56,14 +55,7 @@ export async function pruneOnce(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock
     new Date(now),
     batch,
   );
-  const statusChangesDeleted = c.STATUS_CHANGE_RETENTION_DAYS
-    ? await p.$executeRawUnsafe(
-        `DELETE FROM status_changes WHERE id IN (SELECT id FROM status_changes WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
-        new Date(now - c.STATUS_CHANGE_RETENTION_DAYS * DAY_MS),
-        batch,
-      )
-    : 0;
-  return { eventsPruned, attemptsDeleted, idempotencyDeleted, statusChangesDeleted };
+  return { eventsPruned, attemptsDeleted, idempotencyDeleted };
 }
 
 /** The worker's loop: a full batch anywhere means more is due, so the loop goes again at once. */
@@ -76,7 +68,7 @@ export const retentionModule: DomainModule = {
       batch: (deps) => deps.config.RETENTION_BATCH,
       run: async (deps) => {
         const pass = await pruneOnce(deps);
-        const most = Math.max(pass.eventsPruned, pass.attemptsDeleted, pass.idempotencyDeleted, pass.statusChangesDeleted);
+        const most = Math.max(pass.eventsPruned, pass.attemptsDeleted, pass.idempotencyDeleted);
         if (most > 0) deps.logger.info(pass, 'retention pass');
         return most;
       },

@@ -214,7 +214,7 @@ describe('every list is read through an index in its own order, at the size of a
 describe('the sweeps read only the rows that are due (issue 30)', () => {
   const LARGE = ['transactions', 'quotes', 'webhook_events'];
   /** Indexes over the rows that are due (partial, or ordered by the due date), and primary keys. */
-  const DUE = /^(transactions_processing_reconcile_idx|transactions_completed_watch_idx|transactions_refund_pending_idx|transactions_live_idx|quotes_pending_expiry_idx|webhook_events_unrelayed_idx|webhook_events_due_idx|webhook_events_unpruned_idx|idempotency_records_expires_at_idx|webhook_attempts_attempted_at_idx|status_changes_created_at_idx|\w+_pkey)$/;
+  const DUE = /^(transactions_processing_reconcile_idx|transactions_completed_watch_idx|transactions_refund_pending_idx|transactions_live_idx|quotes_pending_expiry_idx|webhook_events_unrelayed_idx|webhook_events_due_idx|webhook_events_unpruned_idx|idempotency_records_expires_at_idx|webhook_attempts_attempted_at_idx|\w+_pkey)$/;
   const SWEEPS: Array<[string, () => Promise<unknown>]> = [
     ['quote expiry', () => sweepPayments(env.deps)],
     ['submissions and refunds owed, reconciliation', () => sweepPaymentWork(env.deps)],
