@@ -546,13 +546,16 @@ async function main(): Promise<number> {
   } finally {
     await Promise.all([api?.stop(), worker?.stop()]);
     await db.end().catch(() => undefined);
+    // The service's keys and BullMQ's (hash-tagged `{prefix}:…`).
     const redis = new Redis(REDIS_URL);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.unlink(...keys);
-    } while (cursor !== '0');
+    for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
     await redis.quit();
     if (!KEEP_DB) await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
     else log(`kept ${dbName}`);
