@@ -333,7 +333,13 @@ export const envSchema = z.object({
 
   // end:24b
   // anchor:30 (Issue 30 — flat as the data grows)
-
+  /** Days a webhook event keeps its whole payload; then only what the events log lists (src/platform/retention.ts). Never less than the retry window + 1 day. */
+  WEBHOOK_PAYLOAD_RETENTION_DAYS: int(30, 1),
+  /** Days delivery attempts are kept (the events log shows the last ones of an event). */
+  WEBHOOK_ATTEMPT_RETENTION_DAYS: int(30, 1),
+  /** How often the retention job runs, and the rows it touches per statement (bounded batches, no vacuum storm). */
+  RETENTION_INTERVAL_MS: int(60_000, 100),
+  RETENTION_BATCH: int(1000, 1),
   // end:30
   // anchor:25a (Issue 25 — REF requests and reads)
   /** The operator's End User Terms (GET /customers/end-user-terms): current version and where it is published. */

@@ -22,9 +22,12 @@ import { refCompatModule } from './domains/ref-compat/index.js';
 import { invitationsModule } from './domains/invitations/index.js';
 import { bulkCustomersModule } from './domains/bulk-customers/index.js';
 import { plaidModule } from './domains/plaid/index.js';
+import { retentionModule } from './platform/retention.js';
 
 /** Every capability of the service, in registration order. */
 export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule];
+// Issue 30: the retention job (bounded batches over tables that only grow).
+MODULES.push(retentionModule);
 
 /**
  * Ports bound once per process (docs/decisions.md "Payments domain and module boundaries"): quotes to UMA

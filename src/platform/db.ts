@@ -19,8 +19,8 @@ export interface DbOptions {
   preparedStatements?: boolean;
 }
 
-/** Sees every statement sent on a pool (tests count the statements of an operation with it). */
-export type StatementListener = (text: string) => void;
+/** Sees every statement sent on a pool (tests count the statements of an operation with it; the plan tests EXPLAIN them with their values). */
+export type StatementListener = (text: string, values?: unknown[]) => void;
 
 const pools = new WeakMap<PrismaClient, pg.Pool>();
 const listeners = new WeakMap<pg.Pool, Set<StatementListener>>();
@@ -39,9 +39,10 @@ export function createPrisma(databaseUrl: string, opts: DbOptions | number = {})
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const set = listeners.get(pool);
       if (set?.size) {
-        const first = args[0] as string | { text?: string };
+        const first = args[0] as string | { text?: string; values?: unknown[] };
         const text = typeof first === 'string' ? first : first?.text ?? '';
-        for (const l of set) l(text);
+        const values = typeof first === 'string' ? (Array.isArray(args[1]) ? (args[1] as unknown[]) : undefined) : first?.values;
+        for (const l of set) l(text, values);
       }
       return query(...args);
     };

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Ctx } from '../../deps.js';
 import type { Prisma, Quote } from '../../generated/prisma/client.js';
 import { customerFilterFor } from '../../platform/agent-scope.js';
-import { decodeCursor, paginationQuery, toPage, type Page } from '../../platform/http/pagination.js';
+import { paginationQuery, type Page } from '../../platform/http/pagination.js';
+import { afterKeyset, decodeKeyset, keysetOrder, toKeysetPage } from '../../platform/http/keyset.js';
 import { parseInput } from '../../platform/http/validate.js';
 import { quoteResource } from './quotes.resource.js';
 import { quoteScaChallenge } from '../sca/index.js';
@@ -25,24 +26,34 @@ export const listQuotesQuery = z.object({
 });
 export type ListQuotesQuery = z.output<typeof listQuotesQuery>;
 
-/** Cursor pagination on the UUIDv7 id, newest first (decision A4). */
+/**
+ * Cursor pagination on the UUIDv7 id, newest first (decision A4); with a creation window, on
+ * (createdAt, id). Each filter has an index `(platform_id, filter, id)` that also gives the order
+ * (issue 30, migration 20261203000000).
+ */
 export async function listQuotes(ctx: Ctx, query: ListQuotesQuery): Promise<Page<Quote>> {
   const customerId = customerFilterFor(ctx, query.customerId);
-  const after = decodeCursor(query.cursor);
+  const byTime = Boolean(query.createdAfter || query.createdBefore);
+  const after = decodeKeyset(query.cursor);
   const and: Prisma.QuoteWhereInput[] = [];
   if (customerId) and.push(customerId === ctx.platformId ? { customerId: null } : { customerId });
   if (query.sendingAccountId) and.push({ sourceAccountId: query.sendingAccountId });
   if (query.receivingAccountId) and.push({ destinationAccountId: query.receivingAccountId });
   if (query.status) and.push({ status: query.status });
-  if (query.createdAfter || query.createdBefore) and.push({ createdAt: { ...(query.createdAfter ? { gte: query.createdAfter } : {}), ...(query.createdBefore ? { lte: query.createdBefore } : {}) } });
+  if (byTime) and.push({ createdAt: { ...(query.createdAfter ? { gte: query.createdAfter } : {}), ...(query.createdBefore ? { lte: query.createdBefore } : {}) } });
   if (query.receivingUmaAddress) and.push({ destinationKind: 'UMA', destination: { path: ['umaAddress'], equals: query.receivingUmaAddress } });
   if (query.sendingUmaAddress) {
     const senders = await ctx.db.customer.findMany({ where: { umaAddress: query.sendingUmaAddress }, select: { id: true } });
     and.push({ customerId: { in: senders.map((c) => c.id) } });
   }
-  if (after) and.push({ id: { lt: after } });
-  const rows = await ctx.db.quote.findMany({ where: { AND: and }, orderBy: { id: 'desc' }, take: query.limit + 1 });
-  return toPage(rows, query.limit, (r) => r);
+  if (after && byTime && !after.at) {
+    const row = await ctx.db.quote.findUnique({ where: { id: after.id }, select: { createdAt: true } });
+    if (row) after.at = row.createdAt;
+  }
+  and.push(afterKeyset(after, 'desc', byTime) as Prisma.QuoteWhereInput);
+  const orderBy = keysetOrder('desc', byTime) as Prisma.QuoteOrderByWithRelationInput[];
+  const rows = await ctx.db.quote.findMany({ where: { AND: and }, orderBy, take: query.limit + 1 });
+  return toKeysetPage(rows, query.limit, byTime, (r) => r);
 }
 
 export async function quoteListRoutes(app: FastifyInstance) {

@@ -1,7 +1,8 @@
 import type { Ctx } from '../../deps.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { customerFilterFor, visibleToCaller } from '../../platform/agent-scope.js';
-import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
+import type { Page } from '../../platform/http/pagination.js';
+import { afterKeyset, decodeKeyset, keysetOrder, mergeBranches, toKeysetPage, type Keyset } from '../../platform/http/keyset.js';
 import type { Prisma, Transaction } from '../../generated/prisma/client.js';
 import { LRUCache } from 'lru-cache';
 import { readTransaction, readTransactionVersion, readVersionedTransaction, transitionTransaction } from './transactions.repo.js';
@@ -69,12 +70,16 @@ export interface ListTransactionsQuery {
 }
 
 /**
- * Cursor pagination on the UUIDv7 id: a page continues strictly after the last id seen, so rows
- * inserted while a client pages through are never returned twice and never shift a row out.
+ * Cursor pagination on the UUIDv7 id (or on (createdAt, id) when a time window is given): a page
+ * continues strictly after the last row seen, so rows inserted while a client pages through are never
+ * returned twice and never shift a row out. Every filter is served by an index that also gives the
+ * order (issue 30, migration 20261203000000): a filter matching either of two columns (currency,
+ * accountIdentifier, reference) is one ordered index scan per column, merged (platform/http/keyset.ts).
  */
 export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery): Promise<Page<Transaction>> {
   const q = ctx.agent ? { ...query, customerId: customerFilterFor(ctx, query.customerId) } : query;
-  const after = decodeCursor(q.cursor);
+  const byTime = Boolean(q.startDate || q.endDate);
+  const after = await keysetOf(ctx, decodeKeyset(q.cursor), byTime);
   const where: Prisma.TransactionWhereInput = {
     ...(q.status?.length ? { status: { in: q.status } } : {}),
     ...(q.type ? { type: q.type } : {}),
@@ -82,13 +87,33 @@ export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery): 
     ...(q.customerId ? (q.customerId === ctx.platformId ? { customerId: null } : { customerId: q.customerId }) : {}),
     ...(q.senderAccountIdentifier ? { sourceAccountId: q.senderAccountIdentifier } : {}),
     ...(q.receiverAccountIdentifier ? { destinationAccountId: q.receiverAccountIdentifier } : {}),
-    ...(q.accountIdentifier ? { OR: [{ sourceAccountId: q.accountIdentifier }, { destinationAccountId: q.accountIdentifier }] } : {}),
-    ...(q.startDate || q.endDate ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
-    ...(after ? { id: q.sortOrder === 'desc' ? { lt: after } : { gt: after } } : {}),
+    ...(byTime ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
   };
-  where.AND = [...(q.currency ? [{ OR: [{ sendingCurrency: q.currency }, { receivingCurrency: q.currency }] }] : []), ...(await refFilters(ctx, q))];
-  const rows = await ctx.db.transaction.findMany({ where, orderBy: { id: q.sortOrder }, take: q.limit + 1 });
-  return toPage(rows, q.limit, (r) => r);
+  // Most selective first: the first either-or filter branches (one index scan per alternative); the
+  // others are checked on the rows those scans find.
+  const eitherOf: Prisma.TransactionWhereInput[][] = [
+    ...(await refFilters(ctx, q)),
+    ...(q.accountIdentifier ? [[{ sourceAccountId: q.accountIdentifier }, { destinationAccountId: q.accountIdentifier }]] : []),
+    ...(q.currency ? [[{ sendingCurrency: q.currency }, { receivingCurrency: q.currency }]] : []),
+  ];
+  const [branches = [{}], ...rest] = eitherOf.sort((x, y) => Number(x.length === 1) - Number(y.length === 1));
+  const base = [where, afterKeyset(after, q.sortOrder, byTime) as Prisma.TransactionWhereInput, ...rest.map((or) => ({ OR: or }))];
+  const orderBy = keysetOrder(q.sortOrder, byTime) as Prisma.TransactionOrderByWithRelationInput[];
+  const take = q.limit + 1;
+  const rows = await mergeBranches(
+    branches.map((branch) => () => ctx.db.transaction.findMany({ where: { AND: [...base, branch] }, orderBy, take })),
+    take,
+    q.sortOrder,
+    byTime,
+  );
+  return toKeysetPage(rows, q.limit, byTime, (r) => r);
+}
+
+/** A cursor of a list by time that lacks the row's createdAt (an id-only cursor): read it once. */
+async function keysetOf(ctx: Ctx, k: Keyset | undefined, byTime: boolean): Promise<Keyset | undefined> {
+  if (!k || !byTime || k.at) return k;
+  const row = await ctx.db.transaction.findUnique({ where: { id: k.id }, select: { createdAt: true } });
+  return row ? { id: k.id, at: row.createdAt } : k;
 }
 
 /** A PENDING quote whose `expiresAt` passed: quote and transaction become EXPIRED (terminal). */

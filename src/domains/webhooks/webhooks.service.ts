@@ -1,7 +1,8 @@
 import type { Ctx } from '../../deps.js';
 import { BadRequestError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
+import type { Page } from '../../platform/http/pagination.js';
+import { afterKeyset, decodeKeyset, keysetOrder, toKeysetPage } from '../../platform/http/keyset.js';
 import type { WebhookAttempt, WebhookEvent } from '../../generated/prisma/client.js';
 import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
 import { enqueueDelivery } from './webhooks.jobs.js';
@@ -24,21 +25,31 @@ export interface ListEventsQuery {
 export const ATTEMPTS_SHOWN = 50;
 const attemptsInclude = { attempts: { orderBy: { attemptedAt: 'desc' as const }, take: ATTEMPTS_SHOWN } };
 
+/**
+ * Newest first, by id; with a time window by (createdAt, id). Each filter has an index
+ * `(platform_id, filter, id)` that also gives the order (issue 30): `resourceId` is the events' own
+ * `resource_id` column (the payload's `id`, computed by Postgres at insert), not a path into the JSON.
+ */
 export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<EventWithAttempts>> {
-  const before = decodeCursor(q.cursor);
+  const byTime = Boolean(q.startDate || q.endDate);
+  const before = decodeKeyset(q.cursor);
+  if (before && byTime && !before.at) {
+    const row = await ctx.db.webhookEvent.findUnique({ where: { id: before.id }, select: { createdAt: true } });
+    if (row) before.at = row.createdAt;
+  }
   const rows = await ctx.db.webhookEvent.findMany({
     where: {
       ...(q.type ? { type: q.type } : {}),
       ...(q.deliveryStatus ? { deliveryStatus: q.deliveryStatus } : {}),
-      ...(q.resourceId ? { data: { path: ['id'], equals: q.resourceId } } : {}),
-      ...(q.startDate || q.endDate ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
-      ...(before ? { id: { lt: before } } : {}),
+      ...(q.resourceId ? { resourceId: q.resourceId } : {}),
+      ...(byTime ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
+      ...afterKeyset(before, 'desc', byTime),
     },
-    orderBy: { id: 'desc' },
+    orderBy: keysetOrder('desc', byTime),
     take: q.limit + 1,
     include: attemptsInclude,
   });
-  return toPage(rows, q.limit, (r) => r);
+  return toKeysetPage(rows, q.limit, byTime, (r) => r);
 }
 
 /** Errors: 404 WEBHOOK_EVENT_NOT_FOUND (also for another platform's event). */

@@ -1,0 +1,572 @@
+/**
+ * `npm run bench:growth` (issue 30): a year of payments must not slow a single read.
+ *
+ * On a scratch database (created here, dropped at the end) with the built API and worker (dist/, one
+ * of each, settings from .env.example's defaults, the sandbox rail with no delay):
+ *  1. real payments through the API (BENCH_GROWTH_BASE, 10,000): USD and EUR senders paying a USD and
+ *     an EUR bank account (FX both ways), half with an Idempotency-Key; measured: every list read of the
+ *     issue's table, the money path (quote + immediate execution, keyed and unkeyed), a metrics scrape,
+ *     the idle CPU of Postgres, and bytes per payment;
+ *  2. the database grown in SQL to BENCH_GROWTH_PAYMENTS (2,000,000) by copying those payments with
+ *     their quotes, ledger journals and entries, status changes and webhook events: every id remapped
+ *     the same way wherever it appears (a UUIDv7 with the copy's timestamp, so ids still sort by
+ *     creation), timestamps shifted over a year (8 days to 365 days back: older than the return window,
+ *     so reconciliation has nothing of theirs to do), each account's balance moved by its copied
+ *     entries (the ledger still balances and every balance still equals its entries), copies older
+ *     than WEBHOOK_PAYLOAD_RETENTION_DAYS written as the retention job leaves them (payload cut down),
+ *     none of their Idempotency-Key records (expired after 24 h: retention deletes them); the
+ *     secondary indexes are dropped during the copy and rebuilt after, then VACUUM ANALYZE;
+ *  3. the same measurements again, with the ratio to step 1 and the targets: every read and the money
+ *     path within 1.5×, no read above 50 ms p99, Postgres idle ≤ 2 % of a core, ≤ 8 KB per payment.
+ *
+ * Env: BENCH_GROWTH_PAYMENTS (2000000), BENCH_GROWTH_BASE (10000), BENCH_GROWTH_SAMPLES (40 per read),
+ * BENCH_GROWTH_PAY_S (10 s per money-path run), BENCH_GROWTH_IDLE_S (30), BENCH_DATABASE_ROOT,
+ * REDIS_URL, BENCH_KEEP_DB=1. Disk: about 20 GB at 2 M payments (dropped at the end).
+ * Exit code 0: every target met; 2: some missed; 1: the bench failed.
+ */
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { migrate } from '../src/cli/db-migrate.js';
+import { createPrisma } from '../src/platform/db.js';
+import { newId } from '../src/platform/ids.js';
+import { createPlatform } from '../src/domains/platforms/platforms.service.js';
+import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
+import { PRUNED_PAYLOAD_SQL } from '../src/platform/retention.js';
+
+const TARGET = Number(process.env.BENCH_GROWTH_PAYMENTS ?? 2_000_000);
+const BASE = Number(process.env.BENCH_GROWTH_BASE ?? 10_000);
+const SAMPLES = Number(process.env.BENCH_GROWTH_SAMPLES ?? 40);
+const PAY_S = Number(process.env.BENCH_GROWTH_PAY_S ?? 10);
+const IDLE_S = Number(process.env.BENCH_GROWTH_IDLE_S ?? 30);
+const SENDERS = 200;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ROOT_URL = process.env.BENCH_DATABASE_ROOT ?? (process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, 'postgres') : 'postgresql://postgres@127.0.0.1:5432/postgres');
+const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
+const API = '/2025-10-13';
+const DAY_MS = 86_400_000;
+const RETENTION_DAYS = Number(process.env.WEBHOOK_PAYLOAD_RETENTION_DAYS ?? 30);
+const OPERATOR = { user: 'bench-operator', password: randomBytes(12).toString('hex') };
+
+const TARGETS = { ratio: 1.5, readP99Ms: 50, idlePct: 2, bytesPerPayment: 8 * 1024 };
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+const log = (msg: string) => console.error(`[growth ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+interface World {
+  db: pg.Pool;
+  dbName: string;
+  api: ApiProcess;
+  worker: ServiceProcess;
+  auth: string;
+  platformId: string;
+  usdSenders: string[];
+  eurSenders: string[];
+  usdPayee: string;
+  eurPayee: string;
+}
+
+interface Measure {
+  payments: number;
+  reads: Record<string, { p50: number; p99: number; rows: number }>;
+  pay: Record<string, { rps: number; p99: number; errors: number }>;
+  metricsMs: number;
+  idlePct: number;
+  bytes: number;
+  bytesPerPayment: number;
+  tables: Array<{ table: string; bytes: number }>;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// HTTP
+
+async function call(w: Pick<World, 'api' | 'auth'>, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const res = await fetch(`${w.api.baseUrl}${API}${url}`, {
+    method,
+    headers: { authorization: w.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, stepMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+async function pool<T>(items: T[], n: number, fn: (t: T, i: number) => Promise<void>): Promise<void> {
+  let i = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < items.length) {
+      const at = i++;
+      await fn(items[at]!, at);
+    }
+  }));
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Set-up: a platform, senders in USD and EUR, two payees
+
+async function seed(databaseUrl: string): Promise<Pick<World, 'platformId' | 'auth' | 'usdSenders' | 'eurSenders'>> {
+  const prisma = createPrisma(databaseUrl, 2);
+  try {
+    const platform = await createPlatform(prisma, { name: 'growth' });
+    const customers = Array.from({ length: SENDERS }, (_, i) => ({
+      id: newId('Customer'), platformId: platform.platformId, platformCustomerId: `growth_${i}`, customerType: 'INDIVIDUAL', status: 'APPROVED',
+      currencies: ['USD', 'EUR'], fullName: `Growth Sender ${i}`, umaAddress: `$growth${i}@bench.example`,
+    }));
+    const account = (c: { id: string }, currency: string) => ({ id: newId('InternalAccount'), platformId: platform.platformId, customerId: c.id, ownerKey: c.id, currency, type: 'INTERNAL_FIAT' });
+    const usd = customers.map((c) => account(c, 'USD'));
+    const eur = customers.map((c) => account(c, 'EUR'));
+    await prisma.$transaction(async (tx) => {
+      await tx.customer.createMany({ data: customers as any });
+      await tx.internalAccount.createMany({ data: [...usd, ...eur] as any });
+    });
+    return {
+      platformId: platform.platformId,
+      auth: `Basic ${Buffer.from(`${platform.clientId}:${platform.clientSecret}`).toString('base64')}`,
+      usdSenders: usd.map((a) => a.id),
+      eurSenders: eur.map((a) => a.id),
+    };
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+const beneficiary = { beneficiaryType: 'INDIVIDUAL', fullName: 'Grace Hopper', address: { line1: '1 Main St', city: 'New York', postalCode: '10001', country: 'US' } };
+
+async function payees(w: Pick<World, 'api' | 'auth'>): Promise<{ usdPayee: string; eurPayee: string }> {
+  const usd = await call(w, 'POST', '/platform/external-accounts', {
+    currency: 'USD',
+    accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '123456789', routingNumber: '021000021', bankAccountType: 'CHECKING', bankName: 'Chase', beneficiary },
+  });
+  const eur = await call(w, 'POST', '/platform/external-accounts', {
+    currency: 'EUR',
+    accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', bankName: 'Commerzbank', beneficiary: { ...beneficiary, fullName: 'Emmy Noether', address: { line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE' } } },
+  });
+  for (const id of [usd.id, eur.id]) await until(`payee ${id} ACTIVE`, async () => (await call(w, 'GET', `/platform/external-accounts/${id}`)).status === 'ACTIVE', 60_000);
+  return { usdPayee: usd.id, eurPayee: eur.id };
+}
+
+/** The i-th payment of the mix: USD→USD, USD→EUR, EUR→USD, EUR→EUR; every other one keyed. */
+function payment(w: World, i: number): { body: unknown; key?: string } {
+  const fromEur = i % 4 >= 2;
+  const toEur = i % 2 === 1;
+  const senders = fromEur ? w.eurSenders : w.usdSenders;
+  return {
+    body: {
+      source: { sourceType: 'ACCOUNT', accountId: senders[i % senders.length] },
+      destination: { destinationType: 'ACCOUNT', accountId: toEur ? w.eurPayee : w.usdPayee },
+      lockedCurrencySide: 'SENDING',
+      lockedCurrencyAmount: 1000 + (i % 89),
+      immediatelyExecute: true,
+      description: `growth payment ${i}`,
+    },
+    key: i % 2 === 0 ? `growth-${i}-${randomBytes(4).toString('hex')}` : undefined,
+  };
+}
+
+async function quiesce(w: World, timeoutMs = 600_000): Promise<void> {
+  await until(
+    'the service quiet (no payment open, outbox relayed)',
+    async () => {
+      const r = await w.db.query(`SELECT
+        (SELECT count(*) FROM transactions WHERE status IN ('PENDING', 'PROCESSING'))::int AS open,
+        (SELECT count(*) FROM transactions WHERE refund_status = 'PENDING')::int AS refunds,
+        (SELECT count(*) FROM webhook_events WHERE relayed_at IS NULL)::int AS unrelayed`);
+      const x = r.rows[0];
+      return x.open === 0 && x.refunds === 0 && x.unrelayed === 0;
+    },
+    timeoutMs,
+    1000,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Measurements
+
+/** The reads of the issue's table (and every other list filter of a payment), with a year-old target. */
+async function readPaths(w: World): Promise<Array<[string, string]>> {
+  const q = async (sql: string, args: unknown[] = []) => (await w.db.query(sql, args)).rows[0] ?? {};
+  const old = await q(
+    `SELECT id, customer_id, source_account_id, rail_reference FROM transactions
+      WHERE created_at < now() - interval '170 days' AND rail_reference IS NOT NULL ORDER BY created_at DESC LIMIT 1`,
+  );
+  const any = await q(`SELECT id, customer_id, source_account_id, rail_reference FROM transactions WHERE rail_reference IS NOT NULL ORDER BY id LIMIT 1`);
+  const t = old.id ? old : any;
+  const day = new Date(Date.now() - 180 * DAY_MS);
+  const window = `startDate=${encodeURIComponent(day.toISOString())}&endDate=${encodeURIComponent(new Date(day.getTime() + DAY_MS).toISOString())}`;
+  const cursorOf = Buffer.from(JSON.stringify({ id: t.id })).toString('base64url');
+  const eventType = (await q(`SELECT type FROM webhook_events WHERE resource_id = $1 LIMIT 1`, [t.id])).type ?? 'OUTGOING_PAYMENT.COMPLETED';
+  return [
+    ['dashboard payment page: GET /webhook-events?resourceId=<year-old transaction>', `/webhook-events?resourceId=${t.id}`],
+    ['GET /transactions/{id} (year-old)', `/transactions/${t.id}`],
+    ['GET /quotes?customerId=<customer>', `/quotes?customerId=${t.customer_id}`],
+    ['GET /quotes?status=COMPLETED', '/quotes?status=COMPLETED'],
+    ['GET /transactions?startDate&endDate (one day, 180 days ago)', `/transactions?${window}`],
+    ['GET /transactions?currency=EUR', '/transactions?currency=EUR'],
+    ['GET /transactions?type=OUTGOING', '/transactions?type=OUTGOING'],
+    ['GET /transactions?customerId&status=COMPLETED', `/transactions?customerId=${t.customer_id}&status=COMPLETED`],
+    ['GET /transactions?accountIdentifier=<sender account>', `/transactions?accountIdentifier=${t.source_account_id}`],
+    ['GET /transactions?reference=<rail reference>', `/transactions?reference=${encodeURIComponent(t.rail_reference)}`],
+    ['GET /transactions (deep cursor, a year-old page)', `/transactions?cursor=${cursorOf}`],
+    ['GET /transactions?status=COMPLETED', '/transactions?status=COMPLETED'],
+    ['GET /webhook-events?type=<type>', `/webhook-events?type=${encodeURIComponent(eventType)}`],
+    ['GET /webhook-events (the events log)', '/webhook-events'],
+    ['GET /customers', '/customers'],
+  ];
+}
+
+async function measureReads(w: World): Promise<Measure['reads']> {
+  const out: Measure['reads'] = {};
+  for (const [name, path] of await readPaths(w)) {
+    const times: number[] = [];
+    let rows = 0;
+    for (let i = 0; i < SAMPLES + 3; i++) {
+      const t0 = performance.now();
+      const body = await call(w, 'GET', path);
+      if (i >= 3) times.push(performance.now() - t0);
+      rows = Array.isArray(body?.data) ? body.data.length : 1;
+    }
+    out[name] = { p50: pct(times, 50), p99: pct(times, 99), rows };
+    log(`  ${name}: p50 ${out[name]!.p50.toFixed(1)} ms, p99 ${out[name]!.p99.toFixed(1)} ms (${rows} rows)`);
+  }
+  return out;
+}
+
+/** Quote + immediate execution for PAY_S seconds over 16 connections; keyed or not. */
+async function measurePay(w: World, keyed: boolean, offset: number): Promise<{ rps: number; p99: number; errors: number }> {
+  const until = Date.now() + PAY_S * 1000;
+  const times: number[] = [];
+  let errors = 0;
+  let i = offset;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (Date.now() < until) {
+      const p = payment(w, i++);
+      const t0 = performance.now();
+      try {
+        await call(w, 'POST', '/quotes', p.body, keyed ? { 'idempotency-key': `pay-${i}-${randomBytes(6).toString('hex')}` } : {});
+        times.push(performance.now() - t0);
+      } catch {
+        errors++;
+      }
+    }
+  }));
+  return { rps: times.length / PAY_S, p99: pct(times, 99), errors };
+}
+
+/** CPU ms used so far by each Postgres backend serving the scratch database (not the other work on this machine). */
+async function backendCpuMs(w: World): Promise<Map<number, number>> {
+  const pids = (await w.db.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [w.dbName])).rows.map((r) => r.pid as number);
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      out.set(pid, ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** Postgres CPU (% of a core) over IDLE_S with no request: the backends' CPU, summed over those alive at both ends. */
+async function measureIdle(w: World): Promise<number> {
+  await quiesce(w);
+  await new Promise((r) => setTimeout(r, 3000));
+  const a = await backendCpuMs(w);
+  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+  const b = await backendCpuMs(w);
+  let used = 0;
+  for (const [pid, ms] of b) used += Math.max(0, ms - (a.get(pid) ?? ms));
+  return (used / (IDLE_S * 1000)) * 100;
+}
+
+async function measureMetrics(w: World): Promise<number> {
+  // The first scrape after the cache (10 s) ran out: the one that reads Postgres.
+  const t0 = performance.now();
+  const res = await fetch(`${w.api.baseUrl}/metrics`, { headers: { authorization: `Basic ${Buffer.from(`${OPERATOR.user}:${OPERATOR.password}`).toString('base64')}` } });
+  await res.text();
+  if (!res.ok) throw new Error(`GET /metrics: ${res.status}`);
+  return performance.now() - t0;
+}
+
+async function measureStorage(w: World): Promise<Pick<Measure, 'bytes' | 'bytesPerPayment' | 'tables' | 'payments'>> {
+  const payments = Number((await w.db.query('SELECT count(*) AS n FROM transactions')).rows[0].n);
+  const t = await w.db.query(`SELECT c.relname AS table, pg_total_relation_size(c.oid)::bigint AS bytes FROM pg_class c
+    WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace ORDER BY 2 DESC`);
+  const tables = t.rows.map((r) => ({ table: r.table as string, bytes: Number(r.bytes) }));
+  const bytes = tables.reduce((a, r) => a + r.bytes, 0);
+  return { payments, bytes, bytesPerPayment: bytes / payments, tables };
+}
+
+async function measure(w: World, label: string, payOffset: number): Promise<Measure> {
+  log(`measuring ${label}`);
+  await w.db.query('ANALYZE');
+  const storage = await measureStorage(w);
+  const reads = await measureReads(w);
+  const idlePct = await measureIdle(w);
+  log(`  Postgres idle: ${idlePct.toFixed(2)} % of a core`);
+  const metricsMs = await measureMetrics(w);
+  log(`  GET /metrics: ${metricsMs.toFixed(0)} ms`);
+  const pay = {
+    'quote+execute, keyed': await measurePay(w, true, payOffset),
+    'quote+execute, unkeyed': await measurePay(w, false, payOffset + 1_000_000),
+  };
+  for (const [k, v] of Object.entries(pay)) log(`  ${k}: ${v.rps.toFixed(0)}/s, p99 ${v.p99.toFixed(0)} ms, ${v.errors} errors`);
+  await quiesce(w);
+  return { ...storage, reads, pay, metricsMs, idlePct };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Growth in SQL
+
+/**
+ * Copy k's id of `old`: the same UUIDv7 with its timestamp `shift` ms earlier (so ids still sort by
+ * creation; the 74 random bits kept make every copy's id distinct). One expression, so Postgres
+ * inlines it.
+ */
+const REMAP_FN = `
+CREATE FUNCTION pg_temp.remap_ts(u text, shift bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
+  $$ SELECT lpad(to_hex(('x' || substr(u, 1, 8) || substr(u, 10, 4))::bit(48)::bigint - shift), 12, '0') $$;
+CREATE FUNCTION pg_temp.remap(old text, shift bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
+  $$ SELECT CASE WHEN position(':' in old) = 0 THEN old ELSE
+       split_part(old, ':', 1) || ':' || substr(pg_temp.remap_ts(split_part(old, ':', 2), shift), 1, 8) || '-'
+       || substr(pg_temp.remap_ts(split_part(old, ':', 2), shift), 9, 4) || substr(split_part(old, ':', 2), 14) END $$;`;
+
+/** Secondary indexes of the copied tables: dropped during the copy, rebuilt after (a bulk build is far cheaper). */
+const GROWN = ['transactions', 'quotes', 'ledger_journals', 'ledger_entries', 'status_changes', 'webhook_events'];
+
+async function grow(w: World, since: Date, until: Date): Promise<void> {
+  const base = Number((await w.db.query('SELECT count(*) AS n FROM transactions WHERE created_at BETWEEN $1 AND $2', [since, until])).rows[0].n);
+  const copies = Math.max(0, Math.ceil((TARGET - base) / base));
+  if (copies === 0) return;
+  const minShift = 8 * DAY_MS;
+  const step = Math.floor((365 * DAY_MS - minShift) / copies);
+  log(`growing: ${copies} copies of ${base} payments, shifted ${minShift / DAY_MS} to 365 days back`);
+  const c = await w.db.connect();
+  try {
+    // The rows to copy, kept aside: the copies are read from these, never from the growing tables.
+    for (const table of GROWN) await c.query(`CREATE TEMP TABLE base_${table} AS SELECT * FROM ${table} WHERE created_at BETWEEN $1 AND $2`, [since, until]);
+    const idx = (await c.query(`SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def FROM pg_index i
+      WHERE i.indrelid = ANY($1::regclass[]) AND NOT i.indisprimary AND NOT i.indisunique`, [GROWN])).rows as Array<{ name: string; def: string }>;
+    for (const i of idx) await c.query(`DROP INDEX ${i.name}`);
+    await c.query(REMAP_FN);
+    await c.query('SET synchronous_commit = off');
+    const t0 = Date.now();
+    const chunk = Math.max(1, Math.floor(200_000 / base));
+    for (let k = 1; k <= copies; k += chunk) {
+      const last = Math.min(copies, k + chunk - 1);
+      await c.query('BEGIN');
+      for (const table of GROWN) {
+        const columns = (await c.query(`SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, [table])).rows;
+        await c.query(copySql(table, columns), [k, last, minShift, step]);
+      }
+      await c.query('COMMIT');
+      log(`  copies ${k}–${last} of ${copies} (${Math.round((Date.now() - t0) / 1000)} s)`);
+    }
+    await moveBalances(c, copies);
+    log(`rebuilding ${idx.length} indexes`);
+    await c.query(`SET maintenance_work_mem = '256MB'`);
+    for (const i of idx) await c.query(i.def);
+    log('VACUUM ANALYZE');
+    await c.query('VACUUM ANALYZE');
+  } finally {
+    c.release();
+  }
+}
+
+/** Columns holding ids of copied rows: remapped in every copy the same way. */
+const REMAPPED: Record<string, string[]> = {
+  quotes: ['id', 'transaction_id'],
+  transactions: ['id', 'quote_id'],
+  ledger_journals: ['id', 'reference_id'],
+  ledger_entries: ['id', 'journal_id'],
+  status_changes: ['id', 'resource_id'],
+  webhook_events: ['id'],
+};
+
+/**
+ * The INSERT … SELECT of copies $1..$2 of a table's base rows, copy k `$3 + (k - 1) × $4` ms older:
+ * ids remapped, timestamps shifted, unique values made unique.
+ */
+function copySql(table: string, columns: Array<{ name: string; type: string }>): string {
+  const s = `(g.shift * interval '1 millisecond')`;
+  const r = (col: string) => `pg_temp.remap(${col}, g.shift)`;
+  const pruned = `g.shift > ${RETENTION_DAYS * DAY_MS}`;
+  const eventData = `jsonb_set(jsonb_set(data, '{id}', to_jsonb(${r("data ->> 'id'")})), '{quoteId}', coalesce(to_jsonb(${r("data ->> 'quoteId'")}), 'null'))`;
+  const special: Record<string, string> = {
+    'transactions.rail_reference': `rail_reference || ':' || g.k`,
+    // Copies are older than the return window: nothing left for reconciliation to check.
+    'transactions.reconcile_after': 'NULL',
+    'ledger_journals.idempotency_key': `idempotency_key || ':growth' || g.k`,
+    // Copies older than the retention window are written as the retention job leaves them.
+    'webhook_events.data': `CASE WHEN ${pruned} THEN (SELECT ${PRUNED_PAYLOAD_SQL} FROM (SELECT ${eventData} AS data) d) ELSE ${eventData} END`,
+    'webhook_events.pruned_at': `CASE WHEN ${pruned} THEN now() END`,
+  };
+  // resource_id of events is set by their insert trigger.
+  const cols = columns.filter((c) => !(table === 'webhook_events' && c.name === 'resource_id'));
+  const expr = (c: { name: string; type: string }) =>
+    special[`${table}.${c.name}`] ?? (REMAPPED[table]!.includes(c.name) ? r(c.name) : c.type.startsWith('timestamp') ? `${c.name} - ${s}` : c.name);
+  return `INSERT INTO ${table} (${cols.map((c) => c.name).join(', ')})
+    SELECT ${cols.map(expr).join(', ')}
+      FROM (SELECT k, ($3::bigint + (k - 1) * $4::bigint) AS shift FROM generate_series($1::int, $2::int) k) g CROSS JOIN base_${table}
+     ${table === 'webhook_events' ? "WHERE data ? 'id'" : ''}`;
+}
+
+/** Every account's cached balance moved by what its copied entries add: balances still equal their entries. */
+async function moveBalances(c: pg.PoolClient, copies: number): Promise<void> {
+  await c.query(
+    `UPDATE internal_accounts a SET available_balance = available_balance + $1 * coalesce(e.avail, 0), held_balance = held_balance + $1 * coalesce(e.held, 0)
+       FROM (SELECT account, SUM(amount) FILTER (WHERE bucket = 'AVAILABLE') AS avail, SUM(amount) FILTER (WHERE bucket = 'HELD') AS held
+               FROM base_ledger_entries GROUP BY account) e
+      WHERE e.account = a.id`,
+    [copies],
+  );
+}
+
+async function ledgerCheck(w: World): Promise<string[]> {
+  const problems: string[] = [];
+  const sums = await w.db.query(`SELECT currency, SUM(amount)::text AS total FROM ledger_entries GROUP BY currency HAVING SUM(amount) <> 0`);
+  for (const row of sums.rows) problems.push(`ledger entries in ${row.currency} sum to ${row.total}, not 0`);
+  const unbalanced = await w.db.query(`SELECT count(*)::int AS n FROM (SELECT journal_id FROM ledger_entries GROUP BY journal_id, currency HAVING SUM(amount) <> 0) u`);
+  if (unbalanced.rows[0].n) problems.push(`${unbalanced.rows[0].n} journals do not balance`);
+  const mismatched = await w.db.query(
+    `SELECT count(*)::int AS n FROM internal_accounts a
+     LEFT JOIN (SELECT account, SUM(amount) FILTER (WHERE bucket = 'AVAILABLE') AS avail, SUM(amount) FILTER (WHERE bucket = 'HELD') AS held
+                FROM ledger_entries GROUP BY account) e ON e.account = a.id
+     WHERE a.available_balance <> COALESCE(e.avail, 0) OR a.held_balance <> COALESCE(e.held, 0)`,
+  );
+  if (mismatched.rows[0].n) problems.push(`${mismatched.rows[0].n} accounts' cached balances differ from their ledger entries`);
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Report
+
+function report(small: Measure, large: Measure, ledger: string[]): boolean {
+  let ok = ledger.length === 0;
+  const lines: string[] = [];
+  const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '—');
+  lines.push(`Growth bench: ${small.payments.toLocaleString('en')} → ${large.payments.toLocaleString('en')} payments (${new Date().toISOString().slice(0, 16)} UTC)`);
+  lines.push('');
+  lines.push('| read | small p50 / p99 ms | large p50 / p99 ms | ratio (p50) | target | result |');
+  lines.push('| --- | ---: | ---: | ---: | --- | --- |');
+  for (const [name, s] of Object.entries(small.reads)) {
+    const l = large.reads[name]!;
+    // Sub-millisecond reads: the ratio of two tiny numbers is noise; 1 ms is the floor compared.
+    const ratio = Math.max(l.p50, 1) / Math.max(s.p50, 1);
+    const pass = ratio <= TARGETS.ratio && l.p99 <= TARGETS.readP99Ms;
+    ok &&= pass;
+    lines.push(`| ${name} | ${fmt(s.p50)} / ${fmt(s.p99)} | ${fmt(l.p50)} / ${fmt(l.p99)} | ${fmt(ratio, 2)}× | ≤ ${TARGETS.ratio}×, p99 ≤ ${TARGETS.readP99Ms} ms | ${pass ? 'PASS' : 'MISS'} |`);
+  }
+  for (const [name, s] of Object.entries(small.pay)) {
+    const l = large.pay[name]!;
+    const ratio = l.rps / s.rps;
+    const pass = ratio >= 1 / TARGETS.ratio && l.errors === 0;
+    ok &&= pass;
+    lines.push(`| ${name} | ${fmt(s.rps, 0)}/s, p99 ${fmt(s.p99, 0)} | ${fmt(l.rps, 0)}/s, p99 ${fmt(l.p99, 0)} | ${fmt(ratio, 2)}× | ≥ ${fmt(1 / TARGETS.ratio, 2)}×, 0 errors | ${pass ? 'PASS' : 'MISS'} |`);
+  }
+  const mRatio = large.metricsMs / small.metricsMs;
+  const mPass = large.metricsMs <= Math.max(TARGETS.ratio * small.metricsMs, TARGETS.readP99Ms);
+  ok &&= mPass;
+  lines.push(`| GET /metrics scrape | ${fmt(small.metricsMs)} | ${fmt(large.metricsMs)} | ${fmt(mRatio, 2)}× | ≤ ${TARGETS.ratio}× or ≤ ${TARGETS.readP99Ms} ms | ${mPass ? 'PASS' : 'MISS'} |`);
+  const idlePass = large.idlePct <= TARGETS.idlePct;
+  ok &&= idlePass;
+  lines.push(`| Postgres CPU, idle (% of a core) | ${fmt(small.idlePct, 2)} | ${fmt(large.idlePct, 2)} | | ≤ ${TARGETS.idlePct} % | ${idlePass ? 'PASS' : 'MISS'} |`);
+  const bytesPass = large.bytesPerPayment <= TARGETS.bytesPerPayment;
+  ok &&= bytesPass;
+  lines.push(`| bytes per payment (whole database) | ${fmt(small.bytesPerPayment / 1024)} KB | ${fmt(large.bytesPerPayment / 1024)} KB | | ≤ 8 KB | ${bytesPass ? 'PASS' : 'MISS'} |`);
+  lines.push('');
+  lines.push(`Ledger at ${large.payments.toLocaleString('en')} payments: ${ledger.length ? ledger.join('; ') : 'every journal balances, entries sum to 0 per currency, every balance equals its entries'}.`);
+  lines.push(`Largest tables at the large size: ${large.tables.slice(0, 8).map((t) => `${t.table} ${(t.bytes / 2 ** 30).toFixed(2)} GB`).join(', ')}; total ${(large.bytes / 2 ** 30).toFixed(2)} GB.`);
+  lines.push(ok ? 'Every target met.' : 'Some targets missed.');
+  console.log(lines.join('\n'));
+  return ok;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const tag = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const dbName = `svc_growth_${tag}`;
+  const admin = new pg.Client({ connectionString: ROOT_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}"`);
+  const databaseUrl = withDatabase(ROOT_URL, dbName);
+  const prefix = `growth_${tag}`;
+  let api: ApiProcess | undefined;
+  let worker: ServiceProcess | undefined;
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  try {
+    await migrate(databaseUrl);
+    const seeded = await seed(databaseUrl);
+    const env = {
+      DATABASE_URL: databaseUrl, REDIS_URL, REDIS_PREFIX: prefix, RATE_LIMIT_MAX: '1000000000', SANDBOX_RAIL_DELAY_SCALE: '0', NODE_ENV: 'production',
+      OPERATOR_USER: OPERATOR.user, OPERATOR_PASSWORD: OPERATOR.password, LOG_LEVEL: 'warn',
+    };
+    log(`scratch database ${dbName}; starting the built API and worker`);
+    [api, worker] = await Promise.all([startBuiltApi(env), startBuiltWorker({ ...env, LOG_LEVEL: 'info' })]);
+    const w0 = { db, dbName, api, worker, ...seeded };
+    await pool([...seeded.usdSenders, ...seeded.eurSenders], 8, async (id) => void (await call(w0, 'POST', `/sandbox/internal-accounts/${id}/fund`, { amount: 100_000_000_000 })));
+    const w: World = { ...w0, ...(await payees(w0)) };
+    await quiesce(w);
+    const since = new Date();
+    log(`${BASE} payments through the API`);
+    await pool(Array.from({ length: BASE }, (_, i) => i), 16, async (i) => {
+      const p = payment(w, i);
+      await call(w, 'POST', '/quotes', p.body, p.key ? { 'idempotency-key': p.key } : {});
+    });
+    await quiesce(w);
+    const until = new Date();
+    const small = await measure(w, `at ${BASE} payments`, BASE);
+    await grow(w, since, until);
+    const large = await measure(w, `at ${TARGET} payments`, 10 * BASE);
+    const ledger = await ledgerCheck(w);
+    return report(small, large, ledger) ? 0 : 2;
+  } finally {
+    await Promise.all([api?.stop(), worker?.stop()]);
+    await db.end().catch(() => undefined);
+    // The service's keys and BullMQ's (hash-tagged `{prefix}:…`).
+    const redis = new Redis(REDIS_URL);
+    for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
+    await redis.quit();
+    if (!KEEP_DB) await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    else log(`kept ${dbName}`);
+    await admin.end();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
