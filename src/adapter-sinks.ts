@@ -7,6 +7,7 @@ import { receiveResetLivenessOutcome } from './domains/sca/index.js';
 import { enqueueBeneficiaryCheck } from './domains/external-accounts/external-accounts.queue.js';
 import { enqueueDecision } from './domains/verification/verification.jobs.js';
 import { OPEN_STATUSES } from './domains/verification/verification.model.js';
+import { applyCardEvent, authorizeCard, receiveProvisioned } from './domains/cards/index.js';
 
 /**
  * Where adapters' asynchronous outcomes enter the domains (the callbacks of AdapterContext). Each
@@ -17,6 +18,10 @@ import { OPEN_STATUSES } from './domains/verification/verification.model.js';
 export function adapterSinks(deps: () => AppDeps): AdapterSinks {
   return {
     reportPayout: (report, serves) => receivePayoutReport(deps(), report, serves),
+    // Issue 27: the card issuer's synchronous authorizations and asynchronous events.
+    cardAuthorization: (adapterId, req) => authorizeCard(deps(), adapterId, req),
+    cardEvent: (adapterId, event) => applyCardEvent(deps(), adapterId, event),
+    cardProvisioned: (adapterId, result) => receiveProvisioned(deps(), adapterId, result),
 
     async kycCaseUpdated(caseId) {
       const d = deps();

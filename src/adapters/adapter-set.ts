@@ -7,6 +7,7 @@ import type { LivenessAdapter } from './liveness/port.js';
 import type { DocumentStorage } from './storage/port.js';
 import type { BeneficiaryCheckAdapter } from './beneficiary-check/port.js';
 import type { BankLinkAdapter } from './bank-link/port.js';
+import type { CardIssuerAdapter } from './card-issuer/port.js';
 
 /*
  * The adapters a process built (src/adapters/registry.ts), as their users see them. Apart from the
@@ -33,6 +34,8 @@ export interface Adapters {
   beneficiaryCheck: BeneficiaryCheckAdapter;
   /** undefined: no bank-link provider (POST /plaid/link-tokens answers 501). */
   bankLink: BankLinkAdapter | undefined;
+  /** undefined: no card issuer (every /cards operation answers 501, as REF). */
+  cardIssuer: CardIssuerAdapter | undefined;
   /** The inbound webhook handler of the adapter with this id, if it takes webhooks. */
   webhookHandler(adapterId: string): ((request: InboundWebhook) => Promise<InboundWebhookAnswer>) | undefined;
   /** What serves what, for the start-up log line. */

@@ -33,6 +33,10 @@ export type { Adapters, RailRouter } from './adapter-set.js';
 import type { BankLinkAdapter } from './bank-link/port.js';
 import { createSandboxBankLink } from './bank-link/sandbox/index.js';
 import { createPlaidBankLink } from './bank-link/plaid/index.js';
+import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventReceipt, CardIssuerAdapter, CardIssuerAdapterContext, ProvisionResult } from './card-issuer/port.js';
+import { createSandboxCardIssuer } from './card-issuer/sandbox/index.js';
+import { createHttpCardIssuer } from './card-issuer/http/index.js';
+import { guardCardIssuer, normalizeProvisionResult } from './card-issuer/guard.js';
 
 /**
  * Builds every adapter a process uses, once, at start (createDeps): the configured built-in or the
@@ -48,6 +52,10 @@ export interface AdapterSinks {
   kycCaseUpdated(caseId: string): Promise<'ACCEPTED' | 'UNKNOWN_CASE'>;
   livenessOutcome(token: string, outcome: LivenessOutcome): Promise<'ACCEPTED' | 'UNKNOWN_SESSION'>;
   beneficiaryCheckUpdated(reference: string): Promise<'ACCEPTED' | 'UNKNOWN_CHECK'>;
+  /** Card issuer (issue 27): `adapterId` is the reporting issuer's; it answers only for its own cards. */
+  cardAuthorization?(adapterId: string, req: AuthorizationRequest): Promise<AuthorizationDecision>;
+  cardEvent?(adapterId: string, event: CardEvent): Promise<CardEventReceipt>;
+  cardProvisioned?(adapterId: string, result: ProvisionResult): Promise<'ACCEPTED' | 'UNKNOWN_CARD'>;
 }
 
 export interface AdapterRuntime {
@@ -104,6 +112,11 @@ const BUILT_INS: Record<AdapterKind, Record<string, BuiltIn>> = {
     plaid: (s, c) => createPlaidBankLink(s, c),
     none: () => undefined,
   },
+  'card-issuer': {
+    sandbox: (s, c, rt) => (sandboxOnly(rt, 'the sandbox card issuer'), createSandboxCardIssuer(s, c as CardIssuerAdapterContext, rt.config.SANDBOX_CARD_ACTIVATION_DELAY_MS)),
+    http: (s, c) => createHttpCardIssuer(s, c as CardIssuerAdapterContext),
+    none: () => undefined,
+  },
 };
 
 /** The methods an implementation of each kind must have. */
@@ -116,6 +129,7 @@ const REQUIRED: Record<AdapterKind, string[]> = {
   storage: ['put', 'get', 'delete'],
   'beneficiary-check': ['check'],
   'bank-link': ['createLinkToken', 'exchangePublicToken'],
+  'card-issuer': ['provision', 'getProvisioning', 'setState', 'reveal', 'set3dsPassword'],
 };
 
 export const builtInNames = (kind: AdapterKind): string[] => Object.keys(BUILT_INS[kind]);
@@ -203,6 +217,16 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
         const c: BeneficiaryCheckAdapterContext = { ...base, reportCheckUpdated: (reference: string) => rt.sinks.beneficiaryCheckUpdated(reference) };
         return c;
       }
+      case 'card-issuer': {
+        const missing = () => new Error('card issuing is not wired in this process');
+        const c: CardIssuerAdapterContext = {
+          ...base,
+          authorize: (req) => (rt.sinks.cardAuthorization ? rt.sinks.cardAuthorization(id, req) : Promise.reject(missing())),
+          reportCardEvent: (event) => (rt.sinks.cardEvent ? rt.sinks.cardEvent(id, event) : Promise.reject(missing())),
+          reportProvisioned: (result) => (rt.sinks.cardProvisioned ? rt.sinks.cardProvisioned(id, normalizeProvisionResult(result, id, base.logger)) : Promise.reject(missing())),
+        };
+        return c;
+      }
       default:
         return base;
     }
@@ -221,7 +245,8 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
           if (parsed.type === 'builtin') {
             const factory = BUILT_INS[kind][parsed.name];
             if (!factory) throw new Error(specProblem(kind, spec) ?? `unknown ${kind} adapter "${parsed.name}"`);
-            id = parsed.name;
+            // Card issuers' built-ins go by `card-<name>`: their webhook path and settings must not meet the rail's `http`.
+            id = kind === 'card-issuer' ? `card-${parsed.name}` : parsed.name;
             create = (s, c) => factory(s, c, rt);
           } else {
             const mod = await loadAdapterModule(parsed.path, kind, rt.cwd);
@@ -234,7 +259,10 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
           // `none` built-ins stand for "no provider" and build nothing.
           if (instance === undefined && parsed.type === 'builtin') return { kind, id, instance: undefined };
           checkShape(kind, instance, id);
-          const guarded = kind === 'rail' ? guardRail(instance as RailAdapter, config.PROVIDER_TIMEOUT_MS, context.logger) : guardCalls(kind, instance as object, config.PROVIDER_TIMEOUT_MS);
+          const guarded =
+            kind === 'rail' ? guardRail(instance as RailAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
+            : kind === 'card-issuer' ? guardCardIssuer(instance as CardIssuerAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
+            : guardCalls(kind, instance as object, config.PROVIDER_TIMEOUT_MS);
           guardedRef = guarded;
           const b: Built = { kind, id, instance: guarded };
           built.push(b);
@@ -269,6 +297,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
   const storage = await buildOne('storage', config.DOCUMENT_STORAGE, 'DOCUMENT_STORAGE');
   const beneficiary = await buildOne('beneficiary-check', config.BENEFICIARY_CHECK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BENEFICIARY_CHECK_PROVIDER');
   const bankLink = await buildOne('bank-link', config.BANK_LINK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BANK_LINK_PROVIDER');
+  const cardIssuer = await buildOne('card-issuer', config.CARD_ISSUER ?? (sandbox ? 'sandbox' : 'none'), 'CARD_ISSUER');
 
   const webhooks = new Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>>();
   for (const b of built) {
@@ -317,6 +346,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     storage: storage!.id,
     'beneficiary-check': beneficiary!.id,
     'bank-link': bankLink!.id,
+    'card-issuer': cardIssuer!.id,
   };
   const adapters: Adapters = {
     rails: router,
@@ -327,6 +357,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     storage: storage!.instance as DocumentStorage,
     beneficiaryCheck: beneficiary!.instance as BeneficiaryCheckAdapter,
     bankLink: bankLink!.instance as BankLinkAdapter | undefined,
+    cardIssuer: cardIssuer!.instance as CardIssuerAdapter | undefined,
     webhookHandler: (id) => webhooks.get(id),
     summary,
     async close() {

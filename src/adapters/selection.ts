@@ -24,6 +24,7 @@ export const BUILT_IN_ADAPTERS = {
   storage: ['local', 's3'],
   'beneficiary-check': ['sandbox', 'none'],
   'bank-link': ['sandbox', 'plaid', 'none'],
+  'card-issuer': ['sandbox', 'http', 'none'],
 } as const;
 
 /** Why a spec cannot name an adapter of this kind (unknown built-in), or undefined. */
