@@ -346,7 +346,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     storage: storage!.id,
     'beneficiary-check': beneficiary!.id,
     'bank-link': bankLink!.id,
-    'card-issuer': cardIssuer!.id,
+    'card-issuer': cardIssuer!.instance ? cardIssuer!.id : 'none',
   };
   const adapters: Adapters = {
     rails: router,

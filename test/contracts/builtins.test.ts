@@ -24,6 +24,8 @@ import { describeStorageContract } from './storage.contract.js';
 import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
 import { describeBankLinkContract } from './bank-link.contract.js';
 import { createSandboxBankLink, sandboxPublicToken } from '../../src/adapters/bank-link/sandbox/index.js';
+import { createSandboxCardIssuer, SANDBOX_PROCESSOR_SIGNATURE, signSandboxMessage } from '../../src/adapters/card-issuer/sandbox/index.js';
+import { cardIssuerContext, describeCardIssuerContract } from './card-issuer.contract.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -72,3 +74,18 @@ describeBankLinkContract('sandbox', async () => ({
   adapter: createSandboxBankLink({ now: () => new Date(), linkPageUrl: (t) => `http://localhost:3000/2025-10-13/sandbox/plaid/link/${t}` }),
   completeLink: async (linkToken) => ({ publicToken: sandboxPublicToken(linkToken, 'sandbox-checking'), accountId: 'sandbox-checking' }),
 }));
+
+// Issue 27: the sandbox card processor (its magic platformCardId suffixes; pushes signed with its HMAC secret).
+describeCardIssuerContract('sandbox', async () => {
+  const context = cardIssuerContext('card-sandbox');
+  const adapter = createSandboxCardIssuer({ SECRET: 'contract-secret' }, context, 0);
+  const body = (m: object) => JSON.stringify(m);
+  return {
+    adapter,
+    recorded: context.recorded,
+    activates: 'card-123',
+    rejects: 'card-002',
+    push: (m) => adapter.simulate(m),
+    pushForged: (m) => adapter.handleWebhook!({ headers: { [SANDBOX_PROCESSOR_SIGNATURE]: signSandboxMessage('another-secret', body(m)) }, rawBody: Buffer.from(body(m)) }),
+  };
+});

@@ -42,6 +42,7 @@ export function guardCardIssuer(inner: CardIssuerAdapter, timeoutMs: number, log
   const id = inner.id;
   const guarded = async <T>(what: string, opts: CallOptions | undefined, call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     try {
+      opts?.signal?.throwIfAborted();
       return await withDeadline(timeoutMs, opts?.signal, call, () => new CardIssuerError(`card issuer ${id}: ${what} did not answer within ${timeoutMs} ms`, true));
     } catch (err) {
       throw asIssuerError(err, id);

@@ -25,10 +25,11 @@ export interface SandboxCardIssuer extends CardIssuerAdapter {
 }
 
 /** The creation time a UUIDv7 id carries (cards' ids are `Card:<uuidv7>`). */
-function createdAtOf(cardId: string): number {
+function createdAtOf(cardId: string, now: number): number {
   const hex = cardId.slice(cardId.indexOf(':') + 1).replace(/-/g, '').slice(0, 12);
   const ms = Number.parseInt(hex, 16);
-  return Number.isFinite(ms) ? ms : 0;
+  // Another id format (not time-ordered): the card counts as made now.
+  return Number.isFinite(ms) && ms > 0 && ms <= now + 86_400_000 ? ms : now;
 }
 
 /** REF: "last4 derived from the suffix": `4` and a numeric suffix, else four digits hashed from the card. */
@@ -53,8 +54,8 @@ export function createSandboxCardIssuer(settings: Record<string, string>, contex
     const [, suffix, cardId] = match as unknown as [string, string, string];
     if (suffix === '001') return { status: 'PENDING', processorRef, pollAfterMs: 60_000 };
     if (suffix === '002') return { status: 'REJECTED', processorRef };
-    if (suffix === '005' && now() < createdAtOf(cardId) + activationDelayMs) return { status: 'PENDING', processorRef, pollAfterMs: activationDelayMs };
-    const issued = new Date(createdAtOf(cardId) || now());
+    if (suffix === '005' && now() < createdAtOf(cardId, now()) + activationDelayMs) return { status: 'PENDING', processorRef, pollAfterMs: activationDelayMs };
+    const issued = new Date(createdAtOf(cardId, now()));
     return {
       status: 'ACTIVE',
       processorRef,
