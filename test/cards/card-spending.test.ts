@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { BASE, createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { anApprovedCustomer, balances, expectLedgerConsistent, fund } from '../helpers/builders.js';
 import { registerKey, signedPatch } from './helpers.js';
 import { sweepCardTransactions, sweepProvisioning } from '../../src/domains/cards/index.js';
@@ -38,6 +39,7 @@ async function simulate(cardId: string, kind: string, payload: object) {
 async function cardTransactions(cardId: string): Promise<any[]> {
   const res = await p.request({ method: 'GET', url: `/transactions?type=CARD&cardId=${cardId}` });
   expect(res.statusCode, res.body).toBe(200);
+  assertMatchesResponseSchema('GET', `${BASE}/transactions`, 200, res.json());
   return res.json().data;
 }
 
@@ -49,6 +51,7 @@ async function authorize(cardId: string, amount: number, descriptor = 'BLUE BOTT
 async function getTx(id: string) {
   const res = await p.request({ method: 'GET', url: `/transactions/${id}` });
   expect(res.statusCode, res.body).toBe(200);
+  assertMatchesResponseSchema('GET', `${BASE}/transactions/{transactionId}`, 200, res.json());
   return res.json();
 }
 
@@ -66,6 +69,7 @@ describe('provisioning', () => {
     expect(card.expYear).toBeGreaterThan(2025);
     expect(card.processorRef).toEqual(expect.any(String));
     expect(card.issuerRef).toEqual(expect.any(String));
+    assertMatchesResponseSchema('POST', `${BASE}/cards`, 201, card);
     const changes = await events('CARD.STATE_CHANGE', card.id);
     expect(changes.map((e) => e.data.state)).toEqual(['ACTIVE']);
   });
@@ -92,6 +96,7 @@ describe('provisioning', () => {
     const res = await p.request({ method: 'GET', url: `/cards?cardholderId=${customerId}&sortOrder=asc&state=ACTIVE` });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ totalCount: 1, hasMore: false });
+    assertMatchesResponseSchema('GET', `${BASE}/cards`, 200, res.json());
     expect(res.json().data[0].id).toBe(card.id);
     const all = (await p.request({ method: 'GET', url: '/cards?sortOrder=asc&limit=2' })).json();
     const desc = (await p.request({ method: 'GET', url: '/cards?sortOrder=desc&limit=2' })).json();
@@ -104,6 +109,7 @@ describe('provisioning', () => {
     const res = await p.request({ method: 'POST', url: `/cards/${card.id}/reveal` });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().panEmbedUrl).toMatch(/^https:\/\//);
+    assertMatchesResponseSchema('POST', `${BASE}/cards/{cardId}/reveal`, 200, res.json());
     expect(new Date(res.json().expiresAt).getTime()).toBeGreaterThan(Date.now());
     expect(await env.deps.prisma.cardReveal.count({ where: { cardId: card.id } })).toBe(1);
   });
