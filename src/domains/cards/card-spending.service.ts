@@ -109,6 +109,8 @@ export async function applyCardEvent(deps: AppDeps, adapterId: string, e: CardEv
     // A reversal takes back the latest return not reversed yet (returns are reversed newest first).
     const amount = e.type === 'RETURN_REVERSAL' ? await unreversedReturn(tx, row.id) : (e.amount ?? 0n);
     const refusal = refusalOf(row, { ...e, amount });
+    // Not applicable yet (a return before its clearing): the processor re-sends it; nothing is recorded.
+    if (refusal === RETRY) return 'RETRY_LATER';
     if (!(await claimCardEvent(ctx, tx, { eventToken: e.eventToken, cardId: card.id, cardTransactionId: row.id, type: e.type, amount, outcome: refusal ? 'REFUSED' : 'APPLIED', reason: refusal }))) return 'DUPLICATE';
     if (refusal) return 'REFUSED';
     const available = async () => (await tx.internalAccount.findUniqueOrThrow({ where: { id: row.accountId }, select: { availableBalance: true } })).availableBalance;
@@ -136,9 +138,16 @@ async function unreversedReturn(tx: Parameters<Parameters<Ctx['db']['$transactio
   return open.at(-1) ?? 0n;
 }
 
-/** Why the transaction as it is refuses the event (null: it applies). */
+const RETRY = 'RETRY';
+
+/**
+ * Why the transaction as it is refuses the event (null: it applies). RETRY: it may apply once an
+ * earlier event arrives (processors deliver out of order); anything else is final and recorded.
+ */
 function refusalOf(row: CardTransaction, e: CardEvent): string | null {
   const amount = e.amount ?? 0n;
+  const unsettled = row.status === 'AUTHORIZED' || (row.status === 'PARTIALLY_SETTLED' && amount > row.settledAmount - row.refundedAmount);
+  if ((e.type === 'RETURN' || e.type === 'RETURN_REVERSAL') && row.direction === 'DEBIT' && (unsettled || (e.type === 'RETURN_REVERSAL' && amount === 0n && row.refundedAmount === 0n))) return RETRY;
   switch (e.type) {
     case 'AUTHORIZATION_ADVICE':
       return OPEN.includes(row.status) && row.direction === 'DEBIT' && amount > 0n ? null : `An advice needs an open debit authorization (status ${row.status}).`;
