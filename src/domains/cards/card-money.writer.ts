@@ -4,7 +4,9 @@ import type { TenantTx } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { statusColumn, transition } from '../../platform/state-machine.js';
-import { postJournal, systemAccount, type Posting } from '../ledger/index.js';
+import { InsufficientFundsError, journalCtes, postJournal, systemAccount, type Posting } from '../ledger/index.js';
+import { JsonText, OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
+import { poolOf } from '../../platform/db.js';
 import type { CardMessageKind, CardMerchant } from '../../adapters/card-issuer/port.js';
 import {
   CARD_TRANSACTION_EVENT, cardTransactionLifecycle, cardTransactionTransitions, isCredit, isFinancial, toFunding,
@@ -89,51 +91,68 @@ export interface NewCardTransaction {
 
 /**
  * AUTHORIZE: the decision's row, and for an approved debit the hold on the funding source (AVAILABLE →
- * HELD) in the same transaction. A single-message debit settles at once (AVAILABLE → network); a
- * single-message credit credits at once (network → AVAILABLE); a dual-message credit moves nothing until
- * it clears. A decline moves nothing and keeps its reason. Throws InsufficientFundsError when the balance
- * went while deciding: the caller's transaction rolls back and the caller records the decline instead.
+ * HELD), written by ONE statement (issue 12's OneStatement: one round trip, committed whole): the card
+ * transaction row, its status history row, its CARD_TRANSACTION events and the journal with its balance
+ * update and INTERNAL_ACCOUNT.BALANCE_UPDATED. A single-message debit settles at once (AVAILABLE →
+ * network); a single-message credit credits at once (network → AVAILABLE); a dual-message credit moves
+ * nothing until it clears. A decline moves nothing and keeps its reason. Throws InsufficientFundsError
+ * when the balance went while deciding (nothing written: the caller records the decline instead); a
+ * second writer of the same processor token loses on the unique index (nothing written either).
  */
-export async function writeAuthorization(ctx: Ctx, tx: TenantTx, n: NewCardTransaction): Promise<CardTransaction> {
+export async function writeAuthorization(ctx: Ctx, n: NewCardTransaction): Promise<CardTransaction> {
   const now = ctx.clock.now();
   const credit = isCredit(n.kind);
   const financial = isFinancial(n.kind);
   const funding = toFunding(n.amount, n.exchangeRate);
   const approved = n.decline === null;
   const delayed = n.magic === 'DELAYED_PULL' || n.magic === 'PULL_FAILS';
-  const status = !approved ? 'DECLINED' : financial ? 'SETTLED' : 'AUTHORIZED';
   const pulls = approved && !credit;
-  const row = await tx.cardTransaction.create({
-    data: {
-      id: n.id, cardId: n.cardId, customerId: n.customerId, platformCustomerId: n.platformCustomerId, accountId: n.accountId,
-      issuerTransactionToken: n.issuerTransactionToken, kind: n.kind, status, declineReason: n.decline, direction: credit ? 'CREDIT' : 'DEBIT',
-      merchantDescriptor: n.merchant.descriptor, merchantMcc: n.merchant.mcc ?? null, merchantCountry: n.merchant.country ?? null,
-      currency: n.currency, fundingCurrency: n.fundingCurrency, exchangeRate: n.exchangeRate,
-      authorizedAmount: approved ? n.amount : 0n,
-      settledAmount: approved && financial ? n.amount : 0n,
-      heldAmount: pulls && !financial ? funding : 0n,
-      pullCount: pulls ? 1 : 0, pullTotal: pulls ? funding : 0n,
-      pullPendingCount: pulls && delayed ? 1 : 0,
-      pullConfirmAt: pulls && n.magic === 'DELAYED_PULL' ? new Date(now.getTime() + ctx.config.SANDBOX_CARD_PULL_DELAY_MS) : null,
-      pullFails: pulls && n.magic === 'PULL_FAILS',
-      settlementCount: approved && financial ? 1 : 0, settlementTotal: approved && financial ? n.amount : 0n,
-      expiresAt: pulls && !financial ? new Date(now.getTime() + ctx.config.CARD_AUTHORIZATION_EXPIRY_MS) : null,
-      authorizedAt: now, lastEventAt: now, createdAt: now, updatedAt: now,
-    } as never,
-  });
-  await tx.$executeRaw`
-    INSERT INTO status_changes (id, platform_id, machine, resource_id, event, from_status, to_status, reason, created_at)
-    VALUES (${newId('StatusChange')}, ${ctx.platformId}, 'card_transaction', ${row.id}, ${approved ? 'authorize' : 'decline'}, NULL, ${status}, ${n.decline}, ${now})`;
-  if (!approved) return row;
-  const a = n.accountId;
-  const f = n.fundingCurrency;
-  if (!credit && !financial) await journal(ctx, tx, row, 'auth', 'CARD_AUTHORIZATION_HOLD', [avail(a, f, -funding), held(a, f, funding)]);
-  if (!credit && financial) await journal(ctx, tx, row, 'auth', 'CARD_FINANCIAL_DEBIT', [avail(a, f, -funding), system(settlementAccount(f), f, funding)]);
-  if (credit && financial) await journal(ctx, tx, row, 'auth', 'CARD_FINANCIAL_CREDIT', [system(settlementAccount(f), f, -funding), avail(a, f, funding)]);
-  await recordEvent(tx, 'CARD_TRANSACTION.AUTHORIZED', cardTransactionResource(row));
-  if (financial) await recordEvent(tx, 'CARD_TRANSACTION.SETTLED', cardTransactionResource(row));
+  const row: CardTransaction = {
+    id: n.id, platformId: ctx.platformId, cardId: n.cardId, customerId: n.customerId, platformCustomerId: n.platformCustomerId, accountId: n.accountId,
+    issuerTransactionToken: n.issuerTransactionToken, kind: n.kind, status: !approved ? 'DECLINED' : financial ? 'SETTLED' : 'AUTHORIZED',
+    declineReason: n.decline, direction: credit ? 'CREDIT' : 'DEBIT',
+    merchantDescriptor: n.merchant.descriptor, merchantMcc: n.merchant.mcc ?? null, merchantCountry: n.merchant.country ?? null,
+    currency: n.currency, fundingCurrency: n.fundingCurrency, exchangeRate: n.exchangeRate,
+    authorizedAmount: approved ? n.amount : 0n,
+    settledAmount: approved && financial ? n.amount : 0n,
+    refundedAmount: 0n,
+    heldAmount: pulls && !financial ? funding : 0n,
+    pullCount: pulls ? 1 : 0, pullTotal: pulls ? funding : 0n,
+    pullPendingCount: pulls && delayed ? 1 : 0,
+    pullConfirmAt: pulls && n.magic === 'DELAYED_PULL' ? new Date(now.getTime() + ctx.config.SANDBOX_CARD_PULL_DELAY_MS) : null,
+    pullFails: pulls && n.magic === 'PULL_FAILS',
+    settlementCount: approved && financial ? 1 : 0, settlementTotal: approved && financial ? n.amount : 0n,
+    refundCount: 0, refundTotal: 0n, exceptionAmount: 0n,
+    expiresAt: pulls && !financial ? new Date(now.getTime() + ctx.config.CARD_AUTHORIZATION_EXPIRY_MS) : null,
+    authorizedAt: now, lastEventAt: now, createdAt: now, updatedAt: now,
+  };
+  const s = new OneStatement();
+  s.insert('ct', 'card_transactions', [row]);
+  s.insert('ct_h', 'status_changes', [{ id: newId('StatusChange'), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: n.decline, createdAt: now }]);
+  if (approved) {
+    const resource = new JsonText(JSON.stringify(cardTransactionResource(row)));
+    const events = [{ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.AUTHORIZED', data: resource }];
+    if (financial) events.push({ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.SETTLED', data: resource });
+    s.insert('ct_ev', 'webhook_events', events);
+    const postings = authorizationPostings(n.accountId, n.fundingCurrency, funding, credit, financial);
+    if (postings.length) journalCtes(s, { platformId: ctx.platformId, key: `card:${row.id}:auth`, kind: journalKind(credit, financial), referenceId: row.id, postings, at: now, prefix: 'j' });
+  }
+  try {
+    await s.run(poolOf(ctx.prisma));
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') throw new InsufficientFundsError(n.accountId);
+    throw err;
+  }
   return row;
 }
+
+function authorizationPostings(a: string, f: string, funding: bigint, credit: boolean, financial: boolean): Posting[] {
+  if (!credit && !financial) return [avail(a, f, -funding), held(a, f, funding)];
+  if (!credit && financial) return [avail(a, f, -funding), system(settlementAccount(f), f, funding)];
+  if (credit && financial) return [system(settlementAccount(f), f, -funding), avail(a, f, funding)];
+  return [];
+}
+const journalKind = (credit: boolean, financial: boolean) => (credit ? (financial ? 'CARD_FINANCIAL_CREDIT' : 'CARD_CREDIT') : financial ? 'CARD_FINANCIAL_DEBIT' : 'CARD_AUTHORIZATION_HOLD');
 
 /**
  * ADVISE: the network's new total for an open authorization; the hold follows it (grows by what the
@@ -215,7 +234,7 @@ export async function writeReturnReversal(ctx: Ctx, tx: TenantTx, row: CardTrans
  * CREDIT: a refund authorization's advice the network already approved (stand-in): an AUTHORIZED credit
  * that moves money when it clears. Written like an approved authorization.
  */
-export const writeCredit = (ctx: Ctx, tx: TenantTx, n: NewCardTransaction): Promise<CardTransaction> => writeAuthorization(ctx, tx, { ...n, decline: null, magic: 'NONE' });
+export const writeCredit = (ctx: Ctx, n: NewCardTransaction): Promise<CardTransaction> => writeAuthorization(ctx, { ...n, decline: null, magic: 'NONE' });
 
 /**
  * EXCEPTION: the network was paid but the funding source's pull failed. `restore` is what the failed

@@ -47,14 +47,15 @@ export async function authorizeCard(deps: AppDeps, adapterId: string, req: Autho
   const card = await cardOf(deps, adapterId, req.processorRef);
   if (!card) return { approved: false, cardTransactionId: null, reason: 'CARD_NOT_ACTIVE' };
   const ctx = ctxFor(deps, card.platformId);
-  const seen = await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: req.issuerTransactionToken } });
-  if (seen) return answer(seen);
   const accountId = card.fundingSources[0]!;
-  const [customer, account, limit] = await Promise.all([
+  // The reads of the decision side by side: a retried token, the cardholder, the source, the platform's limit.
+  const [seen, customer, account, limit] = await Promise.all([
+    ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: req.issuerTransactionToken } }),
     ctx.db.customer.findUnique({ where: { id: card.customerId }, select: { status: true, platformCustomerId: true } }),
     ctx.db.internalAccount.findUnique({ where: { id: accountId }, select: { status: true, availableBalance: true, currency: true } }),
     ctx.db.platformCurrency.findFirst({ where: { currencyCode: card.currency }, select: { maxAmount: true } }),
   ]);
+  if (seen) return answer(seen);
   const rate = await lockedRate(ctx, req.currency, card.currency);
   const magic = merchantMagic(req.merchant.descriptor, deps.config.SVC_ENV === 'sandbox');
   const fundingAmount = rate === null ? 0n : toFunding(req.amount, rate);
@@ -76,9 +77,9 @@ export async function authorizeCard(deps: AppDeps, adapterId: string, req: Autho
 /** Writes the decision; a balance gone meanwhile (the ledger's conditional update) becomes a decline. */
 async function writeDecision(ctx: Ctx, n: NewCardTransaction): Promise<CardTransaction> {
   try {
-    return await ctx.db.$transaction((tx) => writeAuthorization(ctx, tx, n));
+    return await writeAuthorization(ctx, n);
   } catch (err) {
-    if (err instanceof InsufficientFundsError) return ctx.db.$transaction((tx) => writeAuthorization(ctx, tx, { ...n, decline: 'INSUFFICIENT_FUNDS' }));
+    if (err instanceof InsufficientFundsError) return writeAuthorization(ctx, { ...n, decline: 'INSUFFICIENT_FUNDS' });
     const taken = await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: n.issuerTransactionToken } });
     if (taken) return taken;
     throw err;
@@ -179,10 +180,9 @@ async function creditAdvice(ctx: Ctx, card: Card, e: CardEvent): Promise<CardEve
     currency: e.currency, fundingCurrency: card.currency, exchangeRate: rate, amount: e.amount, magic: 'NONE', decline: null,
   };
   try {
-    await ctx.db.$transaction(async (tx) => {
-      await claimCardEvent(ctx, tx, { eventToken: e.eventToken, cardId: card.id, cardTransactionId: n.id, type: e.type, amount: e.amount, outcome: 'APPLIED' });
-      await writeCredit(ctx, tx, n);
-    });
+    // The processor's token is the credit's key (unique): a repeat loses on it and writes nothing.
+    await writeCredit(ctx, n);
+    await ctx.db.$transaction((tx) => claimCardEvent(ctx, tx, { eventToken: e.eventToken, cardId: card.id, cardTransactionId: n.id, type: e.type, amount: e.amount, outcome: 'APPLIED' }));
   } catch (err) {
     if (await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: e.issuerTransactionToken } })) return 'DUPLICATE';
     throw err;
