@@ -44,34 +44,51 @@ async function lockedRate(ctx: Ctx, transactionCurrency: string, fundingCurrency
  * insert and reads the winner's row). Balance inquiries decide and move nothing.
  */
 export async function authorizeCard(deps: AppDeps, adapterId: string, req: AuthorizationRequest): Promise<AuthorizationDecision> {
-  const card = await cardOf(deps, adapterId, req.processorRef);
-  if (!card) return { approved: false, cardTransactionId: null, reason: 'CARD_NOT_ACTIVE' };
-  const ctx = ctxFor(deps, card.platformId);
-  const accountId = card.fundingSources[0]!;
-  // The reads of the decision side by side: a retried token, the cardholder, the source, the platform's limit.
-  const [seen, customer, account, limit] = await Promise.all([
-    ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: req.issuerTransactionToken } }),
-    ctx.db.customer.findUnique({ where: { id: card.customerId }, select: { status: true, platformCustomerId: true } }),
-    ctx.db.internalAccount.findUnique({ where: { id: accountId }, select: { status: true, availableBalance: true, currency: true } }),
-    ctx.db.platformCurrency.findFirst({ where: { currencyCode: card.currency }, select: { maxAmount: true } }),
-  ]);
-  if (seen) return answer(seen);
-  const rate = await lockedRate(ctx, req.currency, card.currency);
+  const d = await decisionInputs(deps, adapterId, req);
+  if (!d) return { approved: false, cardTransactionId: null, reason: 'CARD_NOT_ACTIVE' };
+  const ctx = ctxFor(deps, d.platform_id);
+  if (d.seen_id) return answer(await ctx.db.cardTransaction.findUniqueOrThrow({ where: { id: d.seen_id } }));
+  const rate = await lockedRate(ctx, req.currency, d.currency);
   const magic = merchantMagic(req.merchant.descriptor, deps.config.SVC_ENV === 'sandbox');
   const fundingAmount = rate === null ? 0n : toFunding(req.amount, rate);
   const decline: DeclineReason | null = rate === null ? 'CURRENCY_NOT_SUPPORTED' : decideAuthorization({
-    cardState: card.state, cardholderStatus: customer?.status ?? 'UNKNOWN',
-    account: account ? { status: account.status, available: account.availableBalance } : null,
-    fundingAmount, maxSpendPerTransaction: card.maxSpendPerTransaction, platformMaxAmount: limit?.maxAmount ?? null,
-    magic, credit: isCredit(req.kind),
+    cardState: d.state, cardholderStatus: d.customer_status ?? 'UNKNOWN',
+    account: d.account_status ? { status: d.account_status, available: BigInt(d.available_balance ?? 0) } : null,
+    fundingAmount, maxSpendPerTransaction: d.max_spend_per_transaction === null ? null : BigInt(d.max_spend_per_transaction),
+    platformMaxAmount: d.max_amount === null ? null : BigInt(d.max_amount), magic, credit: isCredit(req.kind),
   });
-  if (req.kind === 'BALANCE_INQUIRY') return balanceInquiry(ctx, card, req, decline);
+  if (req.kind === 'BALANCE_INQUIRY') return balanceInquiry(ctx, { id: d.id, currency: d.currency }, req, decline);
   const n: NewCardTransaction = {
-    id: newId('CardTransaction'), cardId: card.id, customerId: card.customerId, platformCustomerId: customer?.platformCustomerId ?? '',
-    accountId, issuerTransactionToken: req.issuerTransactionToken, kind: req.kind, merchant: req.merchant, currency: req.currency,
-    fundingCurrency: card.currency, exchangeRate: rate ?? '1', amount: req.amount, magic, decline,
+    id: newId('CardTransaction'), cardId: d.id, customerId: d.customer_id, platformCustomerId: d.platform_customer_id ?? '',
+    accountId: d.account_id, issuerTransactionToken: req.issuerTransactionToken, kind: req.kind, merchant: req.merchant, currency: req.currency,
+    fundingCurrency: d.currency, exchangeRate: rate ?? '1', amount: req.amount, magic, decline,
   };
   return answer(await writeDecision(ctx, n));
+}
+
+interface DecisionRow {
+  id: string; platform_id: string; customer_id: string; state: string; currency: string; account_id: string;
+  max_spend_per_transaction: string | null; customer_status: string | null; platform_customer_id: string | null;
+  account_status: string | null; available_balance: string | null; max_amount: string | null; seen_id: string | null;
+}
+
+/**
+ * Everything the decision reads, in one round trip (the network waits): the card by the processor's
+ * reference, its cardholder, its first funding source, the platform's limit in the card's currency, and
+ * a transaction already written for this token. Each join is confined to the card's platform.
+ */
+async function decisionInputs(deps: AppDeps, adapterId: string, req: AuthorizationRequest): Promise<DecisionRow | undefined> {
+  const rows = await deps.prisma.$queryRaw<DecisionRow[]>`
+    SELECT c.id, c.platform_id, c.customer_id, c.state, c.currency, c.funding_sources[1] AS account_id,
+           c.max_spend_per_transaction::text, cu.status AS customer_status, cu.platform_customer_id,
+           a.status AS account_status, a.available_balance::text, pc.max_amount::text, t.id AS seen_id
+      FROM cards c
+      LEFT JOIN customers cu ON cu.id = c.customer_id AND cu.platform_id = c.platform_id
+      LEFT JOIN internal_accounts a ON a.id = c.funding_sources[1] AND a.platform_id = c.platform_id
+      LEFT JOIN platform_currencies pc ON pc.platform_id = c.platform_id AND pc.currency_code = c.currency
+      LEFT JOIN card_transactions t ON t.platform_id = c.platform_id AND t.issuer_transaction_token = ${req.issuerTransactionToken}
+     WHERE c.issuer_adapter = ${adapterId} AND c.processor_ref = ${req.processorRef}`;
+  return rows[0];
 }
 
 /** Writes the decision; a balance gone meanwhile (the ledger's conditional update) becomes a decline. */
@@ -86,7 +103,7 @@ async function writeDecision(ctx: Ctx, n: NewCardTransaction): Promise<CardTrans
   }
 }
 
-async function balanceInquiry(ctx: Ctx, card: Card, req: AuthorizationRequest, decline: DeclineReason | null): Promise<AuthorizationDecision> {
+async function balanceInquiry(ctx: Ctx, card: Pick<Card, 'id' | 'currency'>, req: AuthorizationRequest, decline: DeclineReason | null): Promise<AuthorizationDecision> {
   await ctx.db.$transaction((tx) => claimCardEvent(ctx, tx, { eventToken: req.issuerTransactionToken, cardId: card.id, cardTransactionId: null, type: 'BALANCE_INQUIRY', amount: 0n, outcome: decline ? 'DECLINED' : 'APPROVED', reason: decline }));
   return decline ? { approved: false, cardTransactionId: null, reason: decline } : { approved: true, cardTransactionId: null, heldAmount: 0n, currency: card.currency };
 }
