@@ -149,7 +149,7 @@ const pct = (xs: number[], q: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;
 };
 
-export async function benchCardAuthorization(): Promise<{ meets: boolean; row: Record<string, unknown> }> {
+export async function benchCardAuthorization(given?: { tpcbTps: number }): Promise<{ meets: boolean; row: Record<string, any> }> {
   const tag = randomBytes(4).toString('hex');
   const svc = await scratch(`bench_cards_${tag}`);
   const pgb = await scratch(`bench_cards_pgbench_${tag}`);
@@ -164,8 +164,9 @@ export async function benchCardAuthorization(): Promise<{ meets: boolean; row: R
     const problem = await moneyCheck(svc.url, seeded.accounts, measured.approved, seeded.platformId);
     await api.stop();
     api = undefined;
-    log(`pgbench tpcb-like (scale ${CONNECTIONS}) for ${DURATION_S}s`);
-    const tps = await tpcb(pgb.url);
+    if (!given) log(`pgbench tpcb-like (scale ${CONNECTIONS}) for ${DURATION_S}s`);
+    // Within bench/run.ts the ceiling it measured is reused; alone, pgbench runs here.
+    const tps = given && Number.isFinite(given.tpcbTps) ? given.tpcbTps : await tpcb(pgb.url);
     const rps = measured.decisions / DURATION_S;
     const p99 = pct(measured.latencies, 0.99);
     const row = { scenario: 'card authorization decisions (issuer port)', decisionsPerS: Math.round(rps), p50Ms: +pct(measured.latencies, 0.5).toFixed(1), p99Ms: +p99.toFixed(1), approvals: measured.approvals, errors: measured.errors, tpcbTps: Math.round(tps), ratio: +(rps / tps).toFixed(3), money: problem ?? 'exact' };
@@ -191,4 +192,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
       process.exit(1);
     },
   );
+}
+
+/** bench/run.ts's row for this scenario (its ceiling reused). */
+export async function cardAuthorizationRow(tpcbTps: number) {
+  const { meets, row } = await benchCardAuthorization({ tpcbTps });
+  return { group: 'service' as const, scenario: row.scenario as string, rps: row.decisionsPerS as number, p50: row.p50Ms as number, p99: row.p99Ms as number, errors: row.errors as number, ratio: row.ratio as number, ratioTo: 'pgbench tpcb-like', target: row.target as string, pass: meets, notes: [`money ${row.money}`] };
 }
