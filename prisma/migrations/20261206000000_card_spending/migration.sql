@@ -24,7 +24,7 @@ CREATE UNIQUE INDEX "cards_processor_ref_key" ON "cards"("issuer_adapter", "proc
 CREATE TABLE "card_transactions" (
   "id"                      TEXT PRIMARY KEY,
   "platform_id"             TEXT NOT NULL,
-  "card_id"                 TEXT NOT NULL REFERENCES "cards"("id"),
+  "card_id"                 TEXT NOT NULL,
   "customer_id"             TEXT NOT NULL,
   "platform_customer_id"    TEXT NOT NULL,
   -- The funding source the decision picked (fundingSources[0] in v1).
