@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { parseInput } from '../../platform/http/validate.js';
 import { sandboxOnly } from '../../platform/http/sandbox.js';
-import { CARD_TRANSACTION_STATUSES } from './card-transactions.model.js';
 import { revealCard, requireIssuer } from './card-issuing.service.js';
 import { SIMULATIONS, simulateCardEvent, type Simulation } from './card-transactions.service.js';
 import { getCard } from './cards.service.js';
@@ -34,7 +33,6 @@ const SIMULATION_BODIES: Record<Simulation, z.ZodType<object>> = {
   return_reversal: z.strictObject({ cardTransactionId: txId }),
 };
 
-export { CARD_TRANSACTION_STATUSES };
 
 /** POST /cards/{id}/reveal and the ten sandbox simulators (issue 27). Without a card issuer: 501 (REF). */
 export async function cardSpendingRoutes(app: FastifyInstance) {
