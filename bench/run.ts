@@ -906,6 +906,7 @@ async function main() {
     log(`${DURATION_S}s per scenario, ${CONNECTIONS} connections, ${SENDERS} balances, node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     const c = await ceilings(dbs);
     await service(dbs, c);
+    if (!ONLY || ONLY.has('cards')) rows.push(await (await import('./card-authorization.js')).cardAuthorizationRow(c.tpcb.tps)); // issue 27
   } catch (err) {
     error = err;
   } finally {

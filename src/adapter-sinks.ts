@@ -8,6 +8,7 @@ import { enqueueBeneficiaryCheck } from './domains/external-accounts/external-ac
 import { enqueueDecision } from './domains/verification/verification.jobs.js';
 import { OPEN_STATUSES } from './domains/verification/verification.model.js';
 import { receiveIssuerReport } from './domains/stablecoin/index.js';
+import { applyCardEvent, authorizeCard, receiveProvisioned } from './domains/cards/index.js';
 
 /**
  * Where adapters' asynchronous outcomes enter the domains (the callbacks of AdapterContext). Each
@@ -18,6 +19,10 @@ import { receiveIssuerReport } from './domains/stablecoin/index.js';
 export function adapterSinks(deps: () => AppDeps): AdapterSinks {
   return {
     reportPayout: (report, serves) => receivePayoutReport(deps(), report, serves),
+    // Issue 27: the card issuer's synchronous authorizations and asynchronous events.
+    cardAuthorization: (adapterId, req) => authorizeCard(deps(), adapterId, req),
+    cardEvent: (adapterId, event) => applyCardEvent(deps(), adapterId, event),
+    cardProvisioned: (adapterId, result) => receiveProvisioned(deps(), adapterId, result),
 
     async kycCaseUpdated(caseId) {
       const d = deps();

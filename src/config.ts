@@ -378,6 +378,18 @@ export const envSchema = z.object({
 
   // end:25b
   // anchor:27 (Issue 27 — cards that spend)
+  /** `sandbox` (default in sandbox), `http` (ADAPTER_CARD_HTTP_*), `none` (default in production: /cards answers 501) or a module path. */
+  CARD_ISSUER: adapterChoice('card-issuer').optional(),
+  /** Card-eligible funding currencies (spec: USDB; REF adds custodial fiat such as USD). */
+  CARD_ELIGIBLE_CURRENCIES: z.string().default('USDB,USD').transform((s) => s.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean)),
+  /** An authorization never cleared releases its hold this long after it was approved (network rules: 7 days, longer for some MCCs). */
+  CARD_AUTHORIZATION_EXPIRY_MS: int(7 * 86_400_000, 1000),
+  /** The card sweep (provisioning polls, pull confirmations, expiries): how often, and how many rows a pass. */
+  CARD_SWEEP_INTERVAL_MS: int(5_000, 50),
+  CARD_SWEEP_BATCH: int(200, 1),
+  /** Sandbox: `005` cards activate, and `005` merchants' pulls confirm, this long after creation (REF: about 30 s). */
+  SANDBOX_CARD_ACTIVATION_DELAY_MS: int(30_000, 0),
+  SANDBOX_CARD_PULL_DELAY_MS: int(30_000, 0),
 
   // end:27
   // anchor:28 (Issue 28 — Global Accounts (embedded wallets))

@@ -10,6 +10,7 @@ import type { BankLinkAdapter } from './bank-link/port.js';
 import type { StablecoinIssuer } from './stablecoin-issuer/port.js';
 import type { UmaCounterpartyAdapter } from './uma/port.js';
 import type { DepositDetector } from './deposits/port.js';
+import type { CardIssuerAdapter } from './card-issuer/port.js';
 
 /*
  * The adapters a process built (src/adapters/registry.ts), as their users see them. Apart from the
@@ -42,6 +43,8 @@ export interface Adapters {
   uma: UmaCounterpartyAdapter;
   /** Real-time funding: payment instructions and deposit matching (DEPOSIT_DETECTOR). */
   deposits: DepositDetector;
+  /** undefined: no card issuer (every /cards operation answers 501, as REF). */
+  cardIssuer: CardIssuerAdapter | undefined;
   /** The inbound webhook handler of the adapter with this id, if it takes webhooks. */
   webhookHandler(adapterId: string): ((request: InboundWebhook) => Promise<InboundWebhookAnswer>) | undefined;
   /** What serves what, for the start-up log line. */

@@ -106,7 +106,7 @@ export function guardRail(inner: RailAdapter, timeoutMs: number, logger: Adapter
 }
 
 /** Method name → index of its CallOptions argument, per kind (rails are guarded by guardRail). */
-const CALLS: Record<Exclude<AdapterKind, 'rail'>, Record<string, number>> = {
+const CALLS: Record<Exclude<AdapterKind, 'rail' | 'card-issuer'>, Record<string, number>> = {
   kyc: { createHostedLink: 1, decide: 1 },
   fx: { getRate: 2 },
   notifier: { sendContactCode: 1 },
@@ -122,7 +122,7 @@ const CALLS: Record<Exclude<AdapterKind, 'rail'>, Record<string, number>> = {
 };
 
 /** Timeouts for the other kinds: the same object with each call bounded and given a signal. */
-export function guardCalls<A extends object>(kind: Exclude<AdapterKind, 'rail'>, inner: A, timeoutMs: number): A {
+export function guardCalls<A extends object>(kind: Exclude<AdapterKind, 'rail' | 'card-issuer'>, inner: A, timeoutMs: number): A {
   const id = String((inner as { id?: unknown }).id);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(inner)) out[key] = (inner as Record<string, unknown>)[key];

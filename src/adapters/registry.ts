@@ -40,6 +40,10 @@ import type { UmaCounterpartyAdapter } from './uma/port.js';
 import { createUmaCounterparty } from './uma/index.js';
 import type { DepositDetector } from './deposits/port.js';
 import { createSandboxDepositDetector } from './deposits/sandbox/index.js';
+import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventReceipt, CardIssuerAdapter, CardIssuerAdapterContext, ProvisionResult } from './card-issuer/port.js';
+import { createSandboxCardIssuer } from './card-issuer/sandbox/index.js';
+import { createHttpCardIssuer } from './card-issuer/http/index.js';
+import { guardCardIssuer, normalizeProvisionResult } from './card-issuer/guard.js';
 
 /**
  * Builds every adapter a process uses, once, at start (createDeps): the configured built-in or the
@@ -57,6 +61,10 @@ export interface AdapterSinks {
   beneficiaryCheckUpdated(reference: string): Promise<'ACCEPTED' | 'UNKNOWN_CHECK'>;
   /** issue 26: the stablecoin issuer says an operation changed (`reference`: the provider's id). */
   issuerOperationUpdated(provider: string, reference: string): Promise<IssuerReportReceipt>;
+  /** Card issuer (issue 27): `adapterId` is the reporting issuer's; it answers only for its own cards. */
+  cardAuthorization?(adapterId: string, req: AuthorizationRequest): Promise<AuthorizationDecision>;
+  cardEvent?(adapterId: string, event: CardEvent): Promise<CardEventReceipt>;
+  cardProvisioned?(adapterId: string, result: ProvisionResult): Promise<'ACCEPTED' | 'UNKNOWN_CARD'>;
 }
 
 export interface AdapterRuntime {
@@ -126,6 +134,11 @@ const BUILT_INS: Record<AdapterKind, Record<string, BuiltIn>> = {
     'uma-protocol': (_s, _c, rt) => createUmaCounterparty('uma-protocol', rt),
   },
   deposits: { sandbox: () => createSandboxDepositDetector() },
+  'card-issuer': {
+    sandbox: (s, c, rt) => (sandboxOnly(rt, 'the sandbox card issuer'), createSandboxCardIssuer(s, c as CardIssuerAdapterContext, rt.config.SANDBOX_CARD_ACTIVATION_DELAY_MS)),
+    http: (s, c) => createHttpCardIssuer(s, c as CardIssuerAdapterContext),
+    none: () => undefined,
+  },
 };
 
 /** The methods an implementation of each kind must have. */
@@ -141,6 +154,7 @@ const REQUIRED: Record<AdapterKind, string[]> = {
   'stablecoin-issuer': ['verifyCredentials', 'resolveToken', 'createOperation', 'getOperation'],
   uma: ['lookup', 'payRequest'],
   deposits: ['instructionsFor', 'matchKeyOf'],
+  'card-issuer': ['provision', 'getProvisioning', 'setState', 'reveal', 'set3dsPassword'],
 };
 
 export const builtInNames = (kind: AdapterKind): string[] => Object.keys(BUILT_INS[kind]);
@@ -233,6 +247,16 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
         const c: BeneficiaryCheckAdapterContext = { ...base, reportCheckUpdated: (reference: string) => rt.sinks.beneficiaryCheckUpdated(reference) };
         return c;
       }
+      case 'card-issuer': {
+        const missing = () => new Error('card issuing is not wired in this process');
+        const c: CardIssuerAdapterContext = {
+          ...base,
+          authorize: (req) => (rt.sinks.cardAuthorization ? rt.sinks.cardAuthorization(id, req) : Promise.reject(missing())),
+          reportCardEvent: (event) => (rt.sinks.cardEvent ? rt.sinks.cardEvent(id, event) : Promise.reject(missing())),
+          reportProvisioned: (result) => (rt.sinks.cardProvisioned ? rt.sinks.cardProvisioned(id, normalizeProvisionResult(result, id, base.logger)) : Promise.reject(missing())),
+        };
+        return c;
+      }
       default:
         return base;
     }
@@ -251,7 +275,8 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
           if (parsed.type === 'builtin') {
             const factory = BUILT_INS[kind][parsed.name];
             if (!factory) throw new Error(specProblem(kind, spec) ?? `unknown ${kind} adapter "${parsed.name}"`);
-            id = parsed.name;
+            // Card issuers' built-ins go by `card-<name>`: their webhook path and settings must not meet the rail's `http`.
+            id = kind === 'card-issuer' ? `card-${parsed.name}` : parsed.name;
             create = (s, c) => factory(s, c, rt);
           } else {
             const mod = await loadAdapterModule(parsed.path, kind, rt.cwd);
@@ -267,6 +292,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
           const guarded =
             kind === 'rail' ? guardRail(instance as RailAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
             : kind === 'stablecoin-issuer' ? guardIssuer(instance as StablecoinIssuer, config.PROVIDER_TIMEOUT_MS, context.logger)
+            : kind === 'card-issuer' ? guardCardIssuer(instance as CardIssuerAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
             : guardCalls(kind, instance as object, config.PROVIDER_TIMEOUT_MS);
           guardedRef = guarded;
           const b: Built = { kind, id, instance: guarded };
@@ -305,6 +331,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
   const issuer = await buildOne('stablecoin-issuer', config.STABLECOIN_ISSUER_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'STABLECOIN_ISSUER_PROVIDER');
   const uma = await buildOne('uma', config.UMA_PROVIDER, 'UMA_PROVIDER');
   const deposits = await buildOne('deposits', config.DEPOSIT_DETECTOR, 'DEPOSIT_DETECTOR');
+  const cardIssuer = await buildOne('card-issuer', config.CARD_ISSUER ?? (sandbox ? 'sandbox' : 'none'), 'CARD_ISSUER');
 
   const webhooks = new Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>>();
   for (const b of built) {
@@ -356,6 +383,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     'stablecoin-issuer': issuer!.id,
     uma: uma!.id,
     deposits: deposits!.id,
+    'card-issuer': cardIssuer!.instance ? cardIssuer!.id : 'none',
   };
   const adapters: Adapters = {
     rails: router,
@@ -369,6 +397,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     stablecoinIssuer: issuer!.instance as StablecoinIssuer | undefined,
     uma: uma!.instance as UmaCounterpartyAdapter,
     deposits: deposits!.instance as DepositDetector,
+    cardIssuer: cardIssuer!.instance as CardIssuerAdapter | undefined,
     webhookHandler: (id) => webhooks.get(id),
     summary,
     async close() {

@@ -27,6 +27,7 @@ export const BUILT_IN_ADAPTERS = {
   'stablecoin-issuer': ['sandbox', 'http-issuer', 'none'],
   uma: ['sandbox', 'uma-protocol'],
   deposits: ['sandbox'],
+  'card-issuer': ['sandbox', 'http', 'none'],
 } as const;
 
 /** Why a spec cannot name an adapter of this kind (unknown built-in), or undefined. */

@@ -131,6 +131,16 @@ export function registerBusinessMetrics(registry: client.Registry, deps: Busines
       this.set((await snapshot()).unbalancedJournals === 0 ? 1 : 0);
     },
   });
+  // hook:27 — card transactions in EXCEPTION (the network was paid, the funding source was not): alert on any.
+  new client.Gauge({
+    name: 'svc_card_transaction_exceptions',
+    help: 'Card transactions in EXCEPTION (booked against the platform receivable), all platforms',
+    registers: [registry],
+    async collect() {
+      const rows = await deps.prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*)::bigint AS n FROM card_transactions WHERE status = 'EXCEPTION'`.catch(() => [{ n: 0n }]);
+      this.set(Number(rows[0]?.n ?? 0));
+    },
+  });
 }
 
 async function read(deps: BusinessMetricsDeps): Promise<Snapshot> {

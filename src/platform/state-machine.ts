@@ -1,7 +1,7 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { camelCase, snakeCase } from './column-names.js';
 import type {
-  BankLink, BeneficialOwner, Stablecoin, StablecoinOperation, StablecoinProviderAccount, BulkCustomerImport, Card, Customer, ExternalAccount, ExternalAccountChallenge, Platform, Quote,
+  BankLink, BeneficialOwner, Stablecoin, StablecoinOperation, StablecoinProviderAccount, BulkCustomerImport, Card, CardTransaction, Customer, ExternalAccount, ExternalAccountChallenge, Platform, Quote,
   ScaChallenge, ScaFactor, ScaFactorReset, Transaction, UmaInvitation, Verification, WebhookEvent,
 } from '../generated/prisma/client.js';
 import type { Clock } from './clock.js';
@@ -98,6 +98,7 @@ interface StatusTables {
   external_accounts: { row: ExternalAccount; column: 'status' };
   external_account_challenges: { row: ExternalAccountChallenge; column: 'status' };
   cards: { row: Card; column: 'state' };
+  card_transactions: { row: CardTransaction; column: 'status' };
   sca_factor_resets: { row: ScaFactorReset; column: 'status' };
   sca_challenges: { row: ScaChallenge; column: 'status' };
   sca_factors: { row: ScaFactor; column: 'status' };
@@ -124,6 +125,7 @@ const STATUS_TABLES: { readonly [T in StatusTable]: { readonly columns: readonly
   external_accounts: { columns: ['status'], touch: true, scope: 'platform_id' },
   external_account_challenges: { columns: ['status'], touch: false, scope: 'platform_id' },
   cards: { columns: ['state'], touch: true, scope: 'platform_id' },
+  card_transactions: { columns: ['status'], touch: true, scope: 'platform_id' },
   sca_factor_resets: { columns: ['status'], touch: true, scope: 'platform_id' },
   sca_challenges: { columns: ['status'], touch: false, scope: 'platform_id' },
   sca_factors: { columns: ['status'], touch: false, scope: 'platform_id' },

@@ -82,7 +82,7 @@ describe('RAIL_ADAPTERS syntax (checked by loadConfig)', () => {
 describe('building the adapters at start', () => {
   it('defaults to the sandbox everywhere in sandbox', async () => {
     const a = await build({});
-    expect(a.summary).toEqual({ 'rail:*': 'sandbox', kyc: 'sandbox', fx: 'sandbox', notifier: 'sandbox', liveness: 'sandbox', storage: 'local', 'beneficiary-check': 'sandbox', 'bank-link': 'sandbox', uma: 'sandbox', deposits: 'sandbox', 'stablecoin-issuer': 'sandbox' });
+    expect(a.summary).toEqual({ 'rail:*': 'sandbox', kyc: 'sandbox', fx: 'sandbox', notifier: 'sandbox', liveness: 'sandbox', storage: 'local', 'beneficiary-check': 'sandbox', 'bank-link': 'sandbox', uma: 'sandbox', deposits: 'sandbox', 'stablecoin-issuer': 'sandbox', 'card-issuer': 'card-sandbox' });
     expect(a.liveness).toBeDefined();
   });
 
@@ -100,6 +100,10 @@ describe('building the adapters at start', () => {
     const a = await build(prod);
     expect(a.liveness).toBeUndefined();
     expect(a.beneficiaryCheck.id).toBe('none');
+    // Issue 27: no card issuer unless configured (every /cards path answers 501), and the sandbox one is refused.
+    expect(a.cardIssuer).toBeUndefined();
+    await expect(build({ ...prod, CARD_ISSUER: 'sandbox' })).rejects.toThrow(/CARD_ISSUER = sandbox: the sandbox card issuer exists only with SVC_ENV=sandbox/);
+    await expect(build({ CARD_ISSUER: 'http' })).rejects.toThrow(/ADAPTER_CARD_HTTP_URL/);
     await expect(build({ ...prod, LIVENESS_PROVIDER: 'sandbox' })).rejects.toThrow(/LIVENESS_PROVIDER = sandbox: the sandbox liveness provider exists only with SVC_ENV=sandbox/);
   });
 

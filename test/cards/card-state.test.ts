@@ -7,7 +7,10 @@ describe('card transition table', () => {
     for (const [event, t] of Object.entries(cardTransitions)) {
       for (const s of CARD_STATES) if ((t.from as readonly string[]).includes(s)) allowed.push(`${event}:${s}>${t.to}`);
     }
-    expect(allowed.sort()).toEqual(['close:ACTIVE>CLOSED', 'close:FROZEN>CLOSED', 'freeze:ACTIVE>FROZEN', 'unfreeze:FROZEN>ACTIVE']);
+    expect(allowed.sort()).toEqual([
+      'activate:PROCESSING>ACTIVE', 'close:ACTIVE>CLOSED', 'close:FROZEN>CLOSED', 'close:PENDING_KYC>CLOSED', 'close:PROCESSING>CLOSED',
+      'freeze:ACTIVE>FROZEN', 'issuerReject:PROCESSING>CLOSED', 'kycApproved:PENDING_KYC>PROCESSING', 'unfreeze:FROZEN>ACTIVE',
+    ]);
   });
 
   it('maps every (current, requested) pair to the spec table outcome', () => {
@@ -30,5 +33,9 @@ describe('card transition table', () => {
     expect(outcome('CLOSED', undefined)).toBe('CARD_NOT_MUTABLE');
     expect(outcome('ACTIVE', undefined)).toBe('none');
     expect(outcome('FROZEN', undefined)).toBe('none');
+    // The issuer's and KYC's states are never a PATCH's target; a PROCESSING card can only be closed.
+    expect(outcome('ACTIVE', 'PROCESSING')).toBe('INVALID_STATE_TRANSITION');
+    expect(outcome('PROCESSING', 'FROZEN')).toBe('INVALID_STATE_TRANSITION');
+    expect(outcome('PROCESSING', 'CLOSED')).toBe('close');
   });
 });

@@ -56,12 +56,13 @@ describe('POST /cards', () => {
     expect(res.json()).toMatchObject({ code: 'CARDHOLDER_KYC_NOT_APPROVED', details: { status: 'PENDING' } });
   });
 
-  it('refuses funding sources that are not the cardholder\'s, not USDB, mixed or unknown (400 FUNDING_SOURCE_INELIGIBLE)', async () => {
-    const h = await aCardholder(env, p);
+  it('refuses funding sources that are not the cardholder\'s, not card-eligible, mixed or unknown (400 FUNDING_SOURCE_INELIGIBLE)', async () => {
+    const c = await anApprovedCustomer(env, p, ['USDB', 'USD', 'EUR']);
+    const h = { customerId: c.customerId, usdb: c.accounts.USDB!, usd: c.accounts.USD!, eur: c.accounts.EUR! };
     const other = await aCardholder(env, p);
     const cases: Array<[string[], string]> = [
       [[other.usdb], 'fundingSources[0]'],
-      [[h.usd], 'fundingSources[0]'],
+      [[h.eur], 'fundingSources[0]'],
       [[h.usdb, h.usd], 'fundingSources[1]'],
       [['InternalAccount:019a0c6e-4d1c-7b3e-9f5a-2b8c1d4e6f70'], 'fundingSources[0]'],
     ];
@@ -72,6 +73,10 @@ describe('POST /cards', () => {
       expect(res.json().details.errors.map((e: any) => e.field)).toEqual([field]);
     }
     expect(await env.deps.prisma.card.count({ where: { customerId: h.customerId } })).toBe(0);
+    // Custodial fiat (REF; CARD_ELIGIBLE_CURRENCIES) is a card currency of its own.
+    const usd = await p.request({ method: 'POST', url: '/cards', payload: { customerId: h.customerId, form: 'VIRTUAL', fundingSources: [h.usd] } });
+    expect(usd.statusCode, usd.body).toBe(201);
+    expect(usd.json().currency).toBe('USD');
   });
 
   it('validates the body: at least one funding source, form VIRTUAL, a customer', async () => {

@@ -30,6 +30,8 @@ import { createSandboxUmaDirectory } from '../../src/adapters/uma/sandbox/index.
 import { createSandboxDepositDetector } from '../../src/adapters/deposits/sandbox/index.js';
 import { describeUmaContract } from './uma.contract.js';
 import { describeDepositsContract } from './deposits.contract.js';
+import { createSandboxCardIssuer, SANDBOX_PROCESSOR_SIGNATURE, signSandboxMessage } from '../../src/adapters/card-issuer/sandbox/index.js';
+import { cardIssuerContext, describeCardIssuerContract } from './card-issuer.contract.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -89,3 +91,17 @@ describeUmaContract('sandbox', async () => ({
   amount: 1000n,
 }));
 describeDepositsContract('sandbox', async () => ({ adapter: createSandboxDepositDetector() }));
+// Issue 27: the sandbox card processor (its magic platformCardId suffixes; pushes signed with its HMAC secret).
+describeCardIssuerContract('sandbox', async () => {
+  const context = cardIssuerContext('card-sandbox');
+  const adapter = createSandboxCardIssuer({ SECRET: 'contract-secret' }, context, 0);
+  const body = (m: object) => JSON.stringify(m);
+  return {
+    adapter,
+    recorded: context.recorded,
+    activates: 'card-123',
+    rejects: 'card-002',
+    push: (m) => adapter.simulate(m),
+    pushForged: (m) => adapter.handleWebhook!({ headers: { [SANDBOX_PROCESSOR_SIGNATURE]: signSandboxMessage('another-secret', body(m)) }, rawBody: Buffer.from(body(m)) }),
+  };
+});

@@ -42,6 +42,11 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'external_account_challenges.external_account_challenges_outstanding_key': 'one outstanding challenge per account and purpose (partial)',
   'verifications.verifications_one_open_per_customer_key': 'at most one open verification per customer (partial)',
   'transactions.transactions_live_idx': 'the payments sweep scans only PENDING and PROCESSING transactions (partial)',
+  // Issue 27 (cards that spend).
+  'cards.cards_processing_idx': 'the card provisioning sweep scans only PROCESSING cards (partial)',
+  'cards.cards_processor_ref_key': 'one card per issuer adapter and processor reference, once the issuer gave one (partial)',
+  'card_transactions.card_transactions_open_idx': 'the expiry sweep scans only authorizations still holding money (partial)',
+  'card_transactions.card_transactions_pull_idx': 'pull confirmations scan only transactions with a pending pull (partial)',
   'sca_challenges.sca_challenges_outstanding_idx': 'the SCA challenge expiry sweep scans only OUTSTANDING challenges (partial)',
   'sca_factor_resets.sca_factor_resets_open_idx': 'the factor-reset expiry sweep scans only open resets (partial)',
   'webhook_events.webhook_events_due_idx': 'the webhook delivery sweeper scans only PENDING relayed events (partial, issue 11)',

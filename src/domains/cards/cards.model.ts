@@ -1,14 +1,21 @@
 import { ConflictError } from '../../platform/errors.js';
 import { defineLifecycle, nextStatus, type TransitionTable } from '../../platform/state-machine.js';
 
-/** Spec "Card state"; decision A13: new cards start ACTIVE (no issuer provisions them). */
-export const CARD_STATES = ['ACTIVE', 'FROZEN', 'CLOSED'] as const;
+/**
+ * Spec "Card state" plus REF's `PENDING_KYC` and `PROCESSING` (issue 27): a card is PROCESSING while the
+ * issuer provisions it, then ACTIVE (or CLOSED with ISSUER_REJECTED). PENDING_KYC is never entered in v1
+ * (creation needs an APPROVED cardholder) but is a state REF lists, accepted as a filter.
+ */
+export const CARD_STATES = ['PENDING_KYC', 'PROCESSING', 'ACTIVE', 'FROZEN', 'CLOSED'] as const;
 export type CardState = (typeof CARD_STATES)[number];
 
 export const cardTransitions = {
+  kycApproved: { from: ['PENDING_KYC'], to: 'PROCESSING' },
+  activate: { from: ['PROCESSING'], to: 'ACTIVE' },
+  issuerReject: { from: ['PROCESSING'], to: 'CLOSED' },
   freeze: { from: ['ACTIVE'], to: 'FROZEN' },
   unfreeze: { from: ['FROZEN'], to: 'ACTIVE' },
-  close: { from: ['ACTIVE', 'FROZEN'], to: 'CLOSED' },
+  close: { from: ['PENDING_KYC', 'PROCESSING', 'ACTIVE', 'FROZEN'], to: 'CLOSED' },
 } as const satisfies TransitionTable<CardState>;
 export type CardEvent = keyof typeof cardTransitions;
 
@@ -20,12 +27,10 @@ export const cardLifecycle = defineLifecycle({
   terminal: ['CLOSED'],
 });
 
-/** Spec: "card-eligible currency (USDB in the first version)". */
-export const CARD_ELIGIBLE_CURRENCIES: readonly string[] = ['USDB'];
 export const CARD_FORMS = ['VIRTUAL'] as const;
 
 /** The event a PATCH `state` asks for. */
-const EVENT_FOR_TARGET: Record<CardState, CardEvent> = { FROZEN: 'freeze', ACTIVE: 'unfreeze', CLOSED: 'close' };
+const EVENT_FOR_TARGET: Partial<Record<CardState, CardEvent>> = { FROZEN: 'freeze', ACTIVE: 'unfreeze', CLOSED: 'close' };
 
 /**
  * The spec's card table, in the order it reads: a CLOSED card refuses every PATCH — `state: CLOSED` again
@@ -40,6 +45,8 @@ export function cardEventFor(current: CardState, requested: CardState | undefine
   }
   if (requested === undefined) return null;
   const event = EVENT_FOR_TARGET[requested];
+  // PROCESSING and PENDING_KYC are the issuer's and KYC's to leave, never a PATCH's target.
+  if (!event) throw new ConflictError('INVALID_STATE_TRANSITION', `A card cannot be moved to ${requested}.`, { from: current, to: requested });
   nextStatus(cardLifecycle, event, current);
   return event;
 }

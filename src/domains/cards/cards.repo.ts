@@ -15,11 +15,12 @@ const cardState = statusColumn(cardLifecycle, 'cards', 'state');
  * all in the caller's transaction. Closing also frees the cardholder slot (spec: closing frees the
  * platform's slot).
  */
-export async function transitionCard(ctx: Ctx, tx: TenantTx, card: Card, event: CardEvent): Promise<Card> {
+export async function transitionCard(ctx: Ctx, tx: TenantTx, card: Card, event: CardEvent, extra: Partial<Pick<Card, 'brand' | 'last4' | 'expMonth' | 'expYear' | 'processorRef' | 'issuerRef'>> = {}): Promise<Card> {
   const now = ctx.clock.now();
+  const closing = cardTransitions[event].to === 'CLOSED' ? { closedAt: now, cardholderSlot: null, stateReason: event === 'issuerReject' ? 'ISSUER_REJECTED' : 'CLOSED_BY_PLATFORM' } : {};
   return transition(tx, ctx, cardState, event, card.id, {
     from: card.state,
-    set: { updatedAt: now, ...(cardTransitions[event].to === 'CLOSED' ? { closedAt: now, cardholderSlot: null, stateReason: 'CLOSED_BY_PLATFORM' } : {}) },
+    set: { updatedAt: now, ...closing, ...extra },
     events: (moved) => ({ type: 'CARD.STATE_CHANGE', data: cardResource(moved) }),
   });
 }

@@ -22,6 +22,8 @@ export const createCardBody = z
     fundingSources,
     platformCardId: z.string().min(1).max(255).optional(),
     maxSpendPerTransaction: maxSpend.nullable().optional(),
+    /** REF: the EU static 3-D Secure factor, forwarded to the issuer and never kept. */
+    threeDSecurePassword: z.string().min(4).max(64).optional(),
   })
   .superRefine((b, ctx) => {
     if (!b.customerId && !b.cardholderId) ctx.addIssue({ code: 'custom', path: ['customerId'], message: 'Required.' });
@@ -62,6 +64,7 @@ export const listCardsQuery = z.object({
   accountId: id.optional(),
   platformCardId: z.string().max(255).optional(),
   state: z.enum(CARD_STATES).optional(),
+  sortOrder: z.enum(['asc', 'desc']).default('desc'),
 });
 export type ListCardsQuery = z.output<typeof listCardsQuery>;
 
@@ -70,6 +73,7 @@ export function cardResource(c: Card) {
   return {
     id: c.id,
     customerId: c.customerId,
+    cardholderId: c.customerId,
     platformCardId: c.platformCardId,
     form: c.form,
     state: c.state,
@@ -77,6 +81,13 @@ export function cardResource(c: Card) {
     currency: c.currency,
     fundingSources: c.fundingSources,
     maxSpendPerTransaction: c.maxSpendPerTransaction === null ? null : toWireNumber(c.maxSpendPerTransaction),
+    // Issued by the card issuer (issue 27); absent while the card is PROCESSING.
+    ...(c.brand ? { brand: c.brand } : {}),
+    ...(c.last4 ? { last4: c.last4 } : {}),
+    ...(c.expMonth ? { expMonth: c.expMonth } : {}),
+    ...(c.expYear ? { expYear: c.expYear } : {}),
+    ...(c.processorRef ? { processorRef: c.processorRef } : {}),
+    ...(c.issuerRef ? { issuerRef: c.issuerRef } : {}),
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
   };

@@ -10,7 +10,8 @@ import {
   consumeSignedChallenge, hasSignatureHeaders, issueSignedChallenge, verifySignedRetry,
   type SignatureHeaders, type SignedRequestChallenge, type SignedTarget,
 } from '../signing/index.js';
-import { CARD_ELIGIBLE_CURRENCIES, cardEventFor, type CardState } from './cards.model.js';
+import { cardEventFor, type CardState } from './cards.model.js';
+import { provisionCard, pushCardState, requireIssuer } from './card-issuing.service.js';
 import { transitionCard, updateCardFunding } from './cards.repo.js';
 import type { CreateCardBody, ListCardsQuery, PatchCardBody } from './cards.schemas.js';
 
@@ -23,12 +24,13 @@ async function checkFundingSources(ctx: Ctx, customerId: string, ids: string[], 
   const accounts = new Map((await ctx.db.internalAccount.findMany({ where: { id: { in: ids } } })).map((a) => [a.id, a]));
   const errors: FieldError[] = [];
   const expected = cardCurrency ?? accounts.get(ids[0]!)?.currency;
+  const eligible = ctx.config.CARD_ELIGIBLE_CURRENCIES;
   ids.forEach((id, i) => {
     const field = `fundingSources[${i}]`;
     const a = accounts.get(id);
     if (!a) errors.push({ field, message: 'No such internal account.' });
     else if (a.customerId !== customerId) errors.push({ field, message: "Not an internal account of the cardholder." });
-    else if (!CARD_ELIGIBLE_CURRENCIES.includes(a.currency)) errors.push({ field, message: `${a.currency} is not a card-eligible currency (${CARD_ELIGIBLE_CURRENCIES.join(', ')}).` });
+    else if (!eligible.includes(a.currency)) errors.push({ field, message: `${a.currency} is not a card-eligible currency (${eligible.join(', ')}).` });
     else if (a.currency !== expected) errors.push({ field, message: cardCurrency ? `The card's currency is ${cardCurrency}.` : 'All funding sources must share one currency.' });
     else if (a.status !== 'ACTIVE') errors.push({ field, message: `The account is ${a.status}.` });
   });
@@ -39,13 +41,24 @@ async function checkFundingSources(ctx: Ctx, customerId: string, ids: string[], 
 const limitReached = (message: string, details: Record<string, unknown>) => new ConflictError('CARD_LIMIT_REACHED', message, details);
 
 /**
- * POST /cards (decision A13): a VIRTUAL card, ACTIVE at once. The platform's limits are enforced under a
+ * POST /cards (decision A13, issue 27): a VIRTUAL card, committed PROCESSING, then provisioned with the
+ * issuer outside the transaction (provisionCard): ACTIVE at once when the issuer answers so, else it
+ * stays PROCESSING until the sweep or the issuer's push finishes it. The platform's limits are enforced under a
  * lock on its row, so concurrent creations are serialised per platform and the count they read is exact;
  * the one-card-per-cardholder rule is enforced a second time by the unique `cardholder_slot` index.
  * Errors: 400 INVALID_INPUT, CARDHOLDER_KYC_NOT_APPROVED, FUNDING_SOURCE_INELIGIBLE; 404 USER_NOT_FOUND;
  * 409 CARD_LIMIT_REACHED, CONFLICT (platformCardId taken); 410 CUSTOMER_DELETED.
  */
 export async function createCard(ctx: Ctx, body: CreateCardBody): Promise<Card> {
+  const issuer = requireIssuer(ctx);
+  if (body.threeDSecurePassword !== undefined && !issuer.supports3dsPassword) {
+    throw new BadRequestError('INVALID_INPUT', 'This card program takes no static 3-D Secure password.', { errors: [{ field: 'threeDSecurePassword', message: 'Not supported by the card issuer.' }] });
+  }
+  const card = await insertCard(ctx, body);
+  return provisionCard(ctx, card, body.threeDSecurePassword);
+}
+
+async function insertCard(ctx: Ctx, body: CreateCardBody): Promise<Card> {
   const customer = await getActiveCustomer(ctx, body.customerId);
   if (customer.status !== 'APPROVED') {
     throw new BadRequestError('CARDHOLDER_KYC_NOT_APPROVED', `The cardholder's verification status is ${customer.status}; cards need APPROVED.`, { status: customer.status });
@@ -71,7 +84,8 @@ export async function createCard(ctx: Ctx, body: CreateCardBody): Promise<Card> 
           customerId: customer.id,
           platformCardId: body.platformCardId ?? id.slice(id.indexOf(':') + 1),
           form: body.form,
-          state: 'ACTIVE',
+          state: 'PROCESSING',
+          issuerAdapter: ctx.adapters.cardIssuer!.id,
           currency,
           fundingSources: body.fundingSources,
           maxSpendPerTransaction: body.maxSpendPerTransaction == null ? null : BigInt(body.maxSpendPerTransaction),
@@ -95,19 +109,22 @@ export async function getCard(ctx: Ctx, id: string): Promise<Card> {
   return card;
 }
 
-/** Newest first, cursor pagination on the UUIDv7 id. */
-export async function listCards(ctx: Ctx, q: ListCardsQuery): Promise<Page<Card>> {
-  const before = decodeCursor(q.cursor);
+/** Newest first (`sortOrder=asc`: oldest first), cursor pagination on the UUIDv7 id, with REF's totalCount. */
+export async function listCards(ctx: Ctx, q: ListCardsQuery): Promise<Page<Card> & { totalCount: number }> {
+  const after = decodeCursor(q.cursor);
+  const asc = q.sortOrder === 'asc';
   const customerId = q.customerId ?? q.cardholderId;
   const where: Prisma.CardWhereInput = {
     ...(customerId ? { customerId } : {}),
     ...(q.accountId ? { fundingSources: { has: q.accountId } } : {}),
     ...(q.platformCardId ? { platformCardId: q.platformCardId } : {}),
     ...(q.state ? { state: q.state } : {}),
-    ...(before ? { id: { lt: before } } : {}),
   };
-  const rows = await ctx.db.card.findMany({ where, orderBy: { id: 'desc' }, take: q.limit + 1 });
-  return toPage(rows, q.limit, (r) => r);
+  const [rows, totalCount] = await Promise.all([
+    ctx.db.card.findMany({ where: { ...where, ...(after ? { id: asc ? { gt: after } : { lt: after } } : {}) }, orderBy: { id: asc ? 'asc' : 'desc' }, take: q.limit + 1 }),
+    ctx.db.card.count({ where }),
+  ]);
+  return { ...toPage(rows, q.limit, (r) => r), totalCount };
 }
 
 /** Validates a PATCH against the card as it is: the spec's state table, then the funding sources. */
@@ -146,5 +163,6 @@ export async function patchCard(ctx: Ctx, id: string, body: PatchCardBody, rawBo
     }
     return current;
   });
+  if (body.state !== undefined) await pushCardState(ctx, updated);
   return { kind: 'APPLIED', card: updated };
 }

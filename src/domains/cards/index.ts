@@ -1,7 +1,26 @@
 import type { DomainModule } from '../../platform/module.js';
 import { cardRoutes } from './cards.routes.js';
+import { cardSpendingRoutes } from './card-spending.routes.js';
+import { sweepProvisioning } from './card-issuing.service.js';
+import { sweepCardTransactions } from './card-spending.service.js';
 
 export const cardsModule: DomainModule = {
   name: 'cards',
-  routes: (api) => cardRoutes(api),
+  routes: async (api) => {
+    await cardRoutes(api);
+    await cardSpendingRoutes(api);
+  },
+  loops: [
+    // Issue 27: cards the issuer has not finished provisioning, and authorizations past expiry / pulls due.
+    { name: 'card-provisioning', intervalMs: (deps) => deps.config.CARD_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.CARD_SWEEP_BATCH, run: (deps) => sweepProvisioning(deps, deps.config.CARD_SWEEP_BATCH) },
+    { name: 'card-transactions', intervalMs: (deps) => deps.config.CARD_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.CARD_SWEEP_BATCH, run: (deps) => sweepCardTransactions(deps, deps.config.CARD_SWEEP_BATCH) },
+  ],
 };
+
+/** What other layers call: the inbound side of the card issuer port (adapter sinks) and the card transaction reads. */
+export { authorizeCard, applyCardEvent, sweepCardTransactions } from './card-spending.service.js';
+export { receiveProvisioned, sweepProvisioning } from './card-issuing.service.js';
+export { CARD_TRANSACTION_STATUSES } from './card-transactions.model.js';
+export { cardTransactionResource } from './card-transactions.resource.js';
+export { getCardTransaction, listCardTransactions, listCardEvents } from './card-transactions.service.js';
+export { cardTransactionById, cardTransactionsPage, withCardQuery } from './card-transactions.reads.js';

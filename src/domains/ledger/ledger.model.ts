@@ -19,7 +19,8 @@ export function internalAccountType(currency: string): 'INTERNAL_FIAT' | 'INTERN
  * Accounts outside the platform's balances: where sandbox money comes from, what rails have been
  * sent, FX conversion, the service's own fee revenue. Named per currency so each balances alone.
  */
-export function systemAccount(kind: 'SANDBOX_FUNDING' | 'RAIL_CLEARING' | 'FX' | 'SERVICE_FEES' | 'DEPOSITS' | 'UMA_CLEARING', currency: string, detail?: string): string {
+// hook:27 — CARD_SETTLEMENT (what is owed to / paid to the card network) and CARD_RECEIVABLE (EXCEPTION: paid to the network, not pulled).
+export function systemAccount(kind: 'SANDBOX_FUNDING' | 'RAIL_CLEARING' | 'FX' | 'SERVICE_FEES' | 'DEPOSITS' | 'UMA_CLEARING' | 'CARD_SETTLEMENT' | 'CARD_RECEIVABLE', currency: string, detail?: string): string {
   return `system:${kind}${detail ? `:${detail}` : ''}:${currency}`;
 }
 

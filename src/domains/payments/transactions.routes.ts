@@ -7,6 +7,7 @@ import { transactionResource } from './transactions.resource.js';
 import { getTransaction, getTransactionBody, listTransactions } from './transactions.service.js';
 import { approveTransaction, cancelTransaction, rejectTransaction } from './approvals.service.js';
 import { confirmReceiptBody, confirmReceiptDelivery } from './receipts.service.js';
+import { cardTransactionById, cardTransactionsPage, withCardQuery } from '../cards/index.js'; // hook:27
 
 const transactionParams = z.object({ transactionId: z.string().max(200) });
 /** B§6.2: free-text reason, informational (kept in the status history). */
@@ -47,13 +48,17 @@ const replayTransaction = {
 };
 
 export async function transactionRoutes(app: FastifyInstance) {
-  app.get('/transactions', { config: { agent: 'VIEW_TRANSACTIONS', query: listQuery } }, async (req) => {
+  app.get('/transactions', { config: { agent: 'VIEW_TRANSACTIONS', query: withCardQuery(listQuery) } }, async (req) => { // hook:27
+    const cards = await cardTransactionsPage(req.ctx, req.query); // hook:27 — type=CARD or cardId: REF's CardTransaction
+    if (cards) return cards;
     const page = await listTransactions(req.ctx, parseInput(listQuery, req.query));
     return { ...page, data: page.data.map((t) => transactionResource(t)) };
   });
 
   app.get('/transactions/:transactionId', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req, reply) => {
     const { transactionId } = parseInput(transactionParams, req.params);
+    const card = await cardTransactionById(req.ctx, transactionId); // hook:27
+    if (card) return card;
     // The body as JSON text, kept per version of the row (getTransactionBody).
     return reply.type('application/json; charset=utf-8').send(await getTransactionBody(req.ctx, transactionId));
   });

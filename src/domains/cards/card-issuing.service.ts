@@ -1,0 +1,119 @@
+import type { AppDeps, Ctx } from '../../deps.js';
+import { ctxFor } from '../../deps.js';
+import { ConflictError, ForbiddenError, NotImplementedError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { Card } from '../../generated/prisma/client.js';
+import type { CardIssuerAdapter, ProvisionResult } from '../../adapters/card-issuer/port.js';
+import { transitionCard } from './cards.repo.js';
+
+/**
+ * The card's side of the issuer port (issue 27): provisioning (after the creating commit, never inside a
+ * transaction), the state pushed to the issuer after a PATCH, reveals, and the provisioning sweep.
+ */
+
+/** REF: "environments without a configured card issuer return 501 NOT_IMPLEMENTED" on every /cards path. */
+export function requireIssuer(ctx: Pick<Ctx, 'adapters'>): CardIssuerAdapter {
+  const issuer = ctx.adapters.cardIssuer;
+  if (!issuer) throw new NotImplementedError('Cards are not available: no card issuer is configured (CARD_ISSUER).');
+  return issuer;
+}
+
+/**
+ * Asks the issuer to provision a PROCESSING card and applies the answer. A failed call leaves the card
+ * PROCESSING for the sweep (the same cardId is the issuer's idempotency key). The 3-D Secure password is
+ * forwarded once the card exists and is never stored.
+ */
+export async function provisionCard(ctx: Ctx, card: Card, threeDSecurePassword?: string): Promise<Card> {
+  const issuer = requireIssuer(ctx);
+  let result: ProvisionResult;
+  try {
+    result = await issuer.provision({ cardId: card.id, platformCardId: card.platformCardId, cardholderId: card.customerId, form: card.form as 'VIRTUAL', currency: card.currency });
+  } catch (err) {
+    ctx.logger.warn({ err, cardId: card.id }, 'card provisioning failed; the sweep retries');
+    return card;
+  }
+  const applied = await applyProvisioning(ctx, card.id, result);
+  if (threeDSecurePassword !== undefined && result.processorRef) {
+    await issuer.set3dsPassword({ cardId: card.id, processorRef: result.processorRef, password: threeDSecurePassword }).catch((err: unknown) => ctx.logger.warn({ err, cardId: card.id }, 'setting the 3-D Secure password failed'));
+  }
+  return applied;
+}
+
+/**
+ * One provisioning answer applied to the card: the reference kept, then ACTIVE (with brand, last4,
+ * expiry; CARD.STATE_CHANGE) or CLOSED with ISSUER_REJECTED. A repeated or stale answer changes nothing.
+ */
+export async function applyProvisioning(ctx: Ctx, cardId: string, result: ProvisionResult): Promise<Card> {
+  return ctx.db.$transaction(async (tx) => {
+    const card = await tx.card.findUniqueOrThrow({ where: { id: cardId } });
+    if (card.state !== 'PROCESSING') return card;
+    if (result.status === 'PENDING') {
+      if (card.processorRef === result.processorRef) return card;
+      return tx.card.update({ where: { id: card.id }, data: { processorRef: result.processorRef, updatedAt: ctx.clock.now() } });
+    }
+    if (result.status === 'REJECTED') return transitionCard(ctx, tx, card, 'issuerReject', { processorRef: result.processorRef });
+    return transitionCard(ctx, tx, card, 'activate', {
+      processorRef: result.processorRef,
+      issuerRef: result.issuerRef ?? null,
+      brand: result.brand ?? null,
+      last4: result.last4 ?? null,
+      expMonth: result.expMonth ?? null,
+      expYear: result.expYear ?? null,
+    });
+  });
+}
+
+/** After a committed freeze, unfreeze or close: the issuer must refuse at the network too. */
+export async function pushCardState(ctx: Ctx, card: Card): Promise<void> {
+  const issuer = ctx.adapters.cardIssuer;
+  if (!issuer || !card.processorRef || !['ACTIVE', 'FROZEN', 'CLOSED'].includes(card.state)) return;
+  await issuer.setState({ cardId: card.id, processorRef: card.processorRef, state: card.state as 'ACTIVE' | 'FROZEN' | 'CLOSED' }).catch((err: unknown) => {
+    // Our decisioning refuses a frozen or closed card's authorizations whatever the issuer holds.
+    ctx.logger.warn({ err, cardId: card.id, state: card.state }, 'pushing the card state to the issuer failed');
+  });
+}
+
+/**
+ * POST /cards/{id}/reveal: the issuer's short-lived page URL. The PAN never passes through here; the
+ * reveal (who, which card, until when) is audit-logged, the URL itself never stored or logged.
+ * Errors: 403 FORBIDDEN without an attributable actor; 404; 409 CARD_NOT_MUTABLE for a card not issued.
+ */
+export async function revealCard(ctx: Ctx, card: Card, actor: string | undefined): Promise<{ panEmbedUrl: string; expiresAt: string }> {
+  const issuer = requireIssuer(ctx);
+  if (!actor) throw new ForbiddenError('FORBIDDEN', 'A reveal needs an attributable actor.');
+  if (!card.processorRef || !['ACTIVE', 'FROZEN'].includes(card.state)) {
+    throw new ConflictError('CARD_NOT_MUTABLE', `A ${card.state} card cannot be revealed.`, { state: card.state });
+  }
+  const r = await issuer.reveal({ cardId: card.id, processorRef: card.processorRef, actor });
+  await ctx.db.cardReveal.create({ data: { id: newId('CardReveal'), cardId: card.id, actor, expiresAt: r.expiresAt } as any });
+  ctx.logger.info({ cardId: card.id, actor, expiresAt: r.expiresAt.toISOString() }, 'card revealed');
+  return { panEmbedUrl: r.url, expiresAt: r.expiresAt.toISOString() };
+}
+
+/** The issuer's push (context.reportProvisioned): the card is found by the issuer's reference. */
+export async function receiveProvisioned(deps: AppDeps, adapterId: string, result: ProvisionResult): Promise<'ACCEPTED' | 'UNKNOWN_CARD'> {
+  const card = await deps.prisma.card.findFirst({ where: { issuerAdapter: adapterId, processorRef: result.processorRef }, select: { id: true, platformId: true } });
+  if (!card) return 'UNKNOWN_CARD';
+  await applyProvisioning(ctxFor(deps, card.platformId), card.id, result);
+  return 'ACCEPTED';
+}
+
+/**
+ * The provisioning sweep: cards still PROCESSING are asked about again (getProvisioning when the issuer
+ * gave a reference, provision again otherwise — the card id keeps it idempotent). Bounded per pass.
+ */
+export async function sweepProvisioning(deps: AppDeps, batch: number): Promise<number> {
+  const issuer = deps.adapters.cardIssuer;
+  if (!issuer) return 0;
+  const cards = await deps.prisma.card.findMany({ where: { state: 'PROCESSING', issuerAdapter: issuer.id }, orderBy: { updatedAt: 'asc' }, take: batch });
+  for (const card of cards) {
+    const ctx = ctxFor(deps, card.platformId);
+    try {
+      if (!card.processorRef) await provisionCard(ctx, card);
+      else await applyProvisioning(ctx, card.id, await issuer.getProvisioning(card.processorRef));
+    } catch (err) {
+      deps.logger.warn({ err, cardId: card.id }, 'provisioning poll failed');
+    }
+  }
+  return cards.length;
+}

@@ -1,0 +1,259 @@
+import type { CardTransaction } from '../../generated/prisma/client.js';
+import type { Ctx } from '../../deps.js';
+import type { TenantTx } from '../../platform/db.js';
+import { newId } from '../../platform/ids.js';
+import { recordEvent } from '../../platform/outbox.js';
+import { statusColumn, transition } from '../../platform/state-machine.js';
+import { InsufficientFundsError, journalCtes, postJournal, systemAccount, type Posting } from '../ledger/index.js';
+import { JsonText, OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
+import { poolOf } from '../../platform/db.js';
+import type { CardMessageKind, CardMerchant } from '../../adapters/card-issuer/port.js';
+import {
+  CARD_TRANSACTION_EVENT, cardTransactionLifecycle, cardTransactionTransitions, isCredit, isFinancial, toFunding,
+  type CardTransactionEvent, type DeclineReason, type MerchantMagic,
+} from './card-transactions.model.js';
+import { cardTransactionResource } from './card-transactions.resource.js';
+
+/**
+ * The one writer of each card money operation (house style "One writer per money operation"; issue 27):
+ * authorize, advise (resize the hold), clear, release, return, reverse a return, credit, and book an
+ * exception. Each runs inside the caller's transaction and writes together the card transaction row, its
+ * journal (through the ledger's postJournal), its status history (transition()) and its CARD_TRANSACTION
+ * event. Events are applied once per processor event token (card_events' unique key), so a repeated
+ * delivery finds its token taken and writes nothing.
+ *
+ * Accounts (funding currency F): the funding source A (AVAILABLE/HELD), the card network's settlement
+ * account `system:CARD_SETTLEMENT:F` (what the service owes, then pays, the network) and the platform
+ * receivable `system:CARD_RECEIVABLE:F` (money the network was paid that the funding source did not give).
+ */
+const binding = statusColumn(cardTransactionLifecycle, 'card_transactions', 'status');
+const settlementAccount = (currency: string) => systemAccount('CARD_SETTLEMENT', currency);
+const receivableAccount = (currency: string) => systemAccount('CARD_RECEIVABLE', currency);
+
+const avail = (account: string, currency: string, amount: bigint): Posting => ({ account, bucket: 'AVAILABLE', currency, amount });
+const held = (account: string, currency: string, amount: bigint): Posting => ({ account, bucket: 'HELD', currency, amount });
+const system = (account: string, currency: string, amount: bigint): Posting => ({ account, bucket: 'SYSTEM', currency, amount });
+
+async function journal(ctx: Ctx, tx: TenantTx, row: CardTransaction, key: string, kind: string, postings: Posting[]): Promise<void> {
+  await postJournal(ctx, tx, { key: `card:${row.id}:${key}`, kind, referenceId: row.id, postings });
+}
+
+/** Changes the row: through transition() when the status moves (history + event), else a plain update. */
+async function save(ctx: Ctx, tx: TenantTx, row: CardTransaction, set: Record<string, unknown>, event?: CardTransactionEvent, reason?: string): Promise<CardTransaction> {
+  const now = ctx.clock.now();
+  if (event && row.status !== cardTransactionTransitions[event].to) {
+    return transition(tx, ctx, binding, event, row.id, {
+      from: row.status,
+      set: { ...set, lastEventAt: now } as never,
+      reason: reason ?? null,
+      events: (moved) => {
+        const type = CARD_TRANSACTION_EVENT[moved.status as keyof typeof CARD_TRANSACTION_EVENT];
+        return type ? { type, data: cardTransactionResource(moved) } : null;
+      },
+    });
+  }
+  return tx.cardTransaction.update({ where: { id: row.id }, data: { ...set, lastEventAt: now, updatedAt: now } as never });
+}
+
+/** Records a processor event once; false when its token was applied (or refused) before. */
+export async function claimCardEvent(ctx: Ctx, tx: TenantTx, e: { eventToken: string; cardId: string; cardTransactionId: string | null; type: string; amount?: bigint | null; outcome: string; reason?: string | null }): Promise<boolean> {
+  const inserted = await tx.$executeRaw`
+    INSERT INTO card_events (id, platform_id, card_id, card_transaction_id, event_token, type, amount, outcome, reason)
+    VALUES (${newId('CardEvent')}, ${ctx.platformId}, ${e.cardId}, ${e.cardTransactionId}, ${e.eventToken}, ${e.type}, ${e.amount ?? null}, ${e.outcome}, ${e.reason ?? null})
+    ON CONFLICT (platform_id, event_token) DO NOTHING`;
+  return inserted === 1;
+}
+
+/** The row under lock for the rest of the transaction (events on one authorization apply one at a time). */
+export async function lockCardTransaction(tx: TenantTx, platformId: string, issuerTransactionToken: string): Promise<CardTransaction | null> {
+  const ids = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM card_transactions WHERE platform_id = ${platformId} AND issuer_transaction_token = ${issuerTransactionToken} FOR UPDATE`;
+  if (ids.length === 0) return null;
+  return tx.cardTransaction.findUniqueOrThrow({ where: { id: ids[0]!.id } });
+}
+
+export interface NewCardTransaction {
+  id: string;
+  cardId: string;
+  customerId: string;
+  platformCustomerId: string;
+  accountId: string;
+  issuerTransactionToken: string;
+  kind: CardMessageKind;
+  merchant: CardMerchant;
+  currency: string;
+  fundingCurrency: string;
+  exchangeRate: string;
+  amount: bigint;
+  magic: MerchantMagic;
+  decline: DeclineReason | null;
+}
+
+/**
+ * AUTHORIZE: the decision's row, and for an approved debit the hold on the funding source (AVAILABLE →
+ * HELD), written by ONE statement (issue 12's OneStatement: one round trip, committed whole): the card
+ * transaction row, its status history row, its CARD_TRANSACTION events and the journal with its balance
+ * update and INTERNAL_ACCOUNT.BALANCE_UPDATED. A single-message debit settles at once (AVAILABLE →
+ * network); a single-message credit credits at once (network → AVAILABLE); a dual-message credit moves
+ * nothing until it clears. A decline moves nothing and keeps its reason. Throws InsufficientFundsError
+ * when the balance went while deciding (nothing written: the caller records the decline instead); a
+ * second writer of the same processor token loses on the unique index (nothing written either).
+ */
+export async function writeAuthorization(ctx: Ctx, n: NewCardTransaction): Promise<CardTransaction> {
+  const now = ctx.clock.now();
+  const credit = isCredit(n.kind);
+  const financial = isFinancial(n.kind);
+  const funding = toFunding(n.amount, n.exchangeRate);
+  const approved = n.decline === null;
+  const delayed = n.magic === 'DELAYED_PULL' || n.magic === 'PULL_FAILS';
+  const pulls = approved && !credit;
+  const row: CardTransaction = {
+    id: n.id, platformId: ctx.platformId, cardId: n.cardId, customerId: n.customerId, platformCustomerId: n.platformCustomerId, accountId: n.accountId,
+    issuerTransactionToken: n.issuerTransactionToken, kind: n.kind, status: !approved ? 'DECLINED' : financial ? 'SETTLED' : 'AUTHORIZED',
+    declineReason: n.decline, direction: credit ? 'CREDIT' : 'DEBIT',
+    merchantDescriptor: n.merchant.descriptor, merchantMcc: n.merchant.mcc ?? null, merchantCountry: n.merchant.country ?? null,
+    currency: n.currency, fundingCurrency: n.fundingCurrency, exchangeRate: n.exchangeRate,
+    authorizedAmount: approved ? n.amount : 0n,
+    settledAmount: approved && financial ? n.amount : 0n,
+    refundedAmount: 0n,
+    heldAmount: pulls && !financial ? funding : 0n,
+    pullCount: pulls ? 1 : 0, pullTotal: pulls ? funding : 0n,
+    pullPendingCount: pulls && delayed ? 1 : 0,
+    pullConfirmAt: pulls && n.magic === 'DELAYED_PULL' ? new Date(now.getTime() + ctx.config.SANDBOX_CARD_PULL_DELAY_MS) : null,
+    pullFails: pulls && n.magic === 'PULL_FAILS',
+    settlementCount: approved && financial ? 1 : 0, settlementTotal: approved && financial ? n.amount : 0n,
+    refundCount: 0, refundTotal: 0n, exceptionAmount: 0n,
+    expiresAt: pulls && !financial ? new Date(now.getTime() + ctx.config.CARD_AUTHORIZATION_EXPIRY_MS) : null,
+    authorizedAt: now, lastEventAt: now, createdAt: now, updatedAt: now,
+  };
+  const s = new OneStatement();
+  s.insert('ct', 'card_transactions', [row]);
+  s.insert('ct_h', 'status_changes', [{ id: newId('StatusChange'), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: n.decline, createdAt: now }]);
+  if (approved) {
+    const resource = new JsonText(JSON.stringify(cardTransactionResource(row)));
+    const events = [{ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.AUTHORIZED', data: resource }];
+    if (financial) events.push({ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.SETTLED', data: resource });
+    s.insert('ct_ev', 'webhook_events', events);
+    const postings = authorizationPostings(n.accountId, n.fundingCurrency, funding, credit, financial);
+    if (postings.length) journalCtes(s, { platformId: ctx.platformId, key: `card:${row.id}:auth`, kind: journalKind(credit, financial), referenceId: row.id, postings, at: now, prefix: 'j' });
+  }
+  try {
+    await s.run(poolOf(ctx.prisma));
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') throw new InsufficientFundsError(n.accountId);
+    throw err;
+  }
+  return row;
+}
+
+function authorizationPostings(a: string, f: string, funding: bigint, credit: boolean, financial: boolean): Posting[] {
+  if (!credit && !financial) return [avail(a, f, -funding), held(a, f, funding)];
+  if (!credit && financial) return [avail(a, f, -funding), system(settlementAccount(f), f, funding)];
+  if (credit && financial) return [system(settlementAccount(f), f, -funding), avail(a, f, funding)];
+  return [];
+}
+const journalKind = (credit: boolean, financial: boolean) => (credit ? (financial ? 'CARD_FINANCIAL_CREDIT' : 'CARD_CREDIT') : financial ? 'CARD_FINANCIAL_DEBIT' : 'CARD_AUTHORIZATION_HOLD');
+
+/**
+ * ADVISE: the network's new total for an open authorization; the hold follows it (grows by what the
+ * funding source still has available — an advice is a fact, not a question — or shrinks).
+ */
+export async function writeAdvice(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, newTotal: bigint, available: bigint): Promise<CardTransaction> {
+  const target = toFunding(newTotal, row.exchangeRate);
+  const current = row.heldAmount;
+  let delta = target - current;
+  if (delta > available) delta = available;
+  if (delta < -current) delta = -current;
+  await journal(ctx, tx, row, `advice:${eventToken}`, 'CARD_AUTHORIZATION_ADVICE', [avail(row.accountId, row.fundingCurrency, -delta), held(row.accountId, row.fundingCurrency, delta)]);
+  return save(ctx, tx, row, { authorizedAmount: newTotal, heldAmount: current + delta, pullTotal: row.pullTotal + delta });
+}
+
+/**
+ * CLEAR: settles `amount` (transaction currency) to the card network: first from the hold, and what
+ * exceeds the hold (over-authorization, tips) as a post-hoc pull from the available balance; a post-hoc
+ * pull the balance cannot cover is booked against the platform receivable (EXCEPTION). A credit's
+ * clearing credits the cardholder. A sandbox `006` pull fails its confirmation here, after settlement.
+ */
+export async function writeClearing(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, amount: bigint, available: bigint): Promise<CardTransaction> {
+  const a = row.accountId;
+  const f = row.fundingCurrency;
+  const funding = toFunding(amount, row.exchangeRate);
+  if (row.direction === 'CREDIT') {
+    await journal(ctx, tx, row, `clear:${eventToken}`, 'CARD_CREDIT_CLEARING', [system(settlementAccount(f), f, -funding), avail(a, f, funding)]);
+    return save(ctx, tx, row, { settledAmount: row.settledAmount + amount, settlementCount: row.settlementCount + 1, settlementTotal: row.settlementTotal + amount }, 'settle');
+  }
+  const fromHold = funding < row.heldAmount ? funding : row.heldAmount;
+  const extra = funding - fromHold;
+  const covered = extra <= available ? extra : 0n;
+  const postings = [held(a, f, -fromHold), avail(a, f, -covered), system(settlementAccount(f), f, funding), system(receivableAccount(f), f, -(extra - covered))];
+  await journal(ctx, tx, row, `clear:${eventToken}`, 'CARD_CLEARING', postings);
+  const heldLeft = row.heldAmount - fromHold;
+  let next = await save(ctx, tx, row, {
+    settledAmount: row.settledAmount + amount, settlementCount: row.settlementCount + 1, settlementTotal: row.settlementTotal + amount,
+    heldAmount: heldLeft, pullCount: row.pullCount + (extra > 0n ? 1 : 0), pullTotal: row.pullTotal + extra,
+    exceptionAmount: row.exceptionAmount + (extra - covered),
+  }, heldLeft > 0n ? 'partiallySettle' : 'settle');
+  if (extra > covered) return writeException(ctx, tx, next, `overpull:${eventToken}`, 0n, 'POST_HOC_PULL_FAILED');
+  if (next.pullFails) next = await writeException(ctx, tx, next, `pullfail:${eventToken}`, fromHold, 'PULL_CONFIRMATION_FAILED');
+  return next;
+}
+
+/**
+ * RELEASE: the hold still on the funding source goes back to available (expiry, a 0 clearing). An
+ * authorization nothing cleared is EXPIRED; a partly settled one is SETTLED for what cleared.
+ */
+export async function writeRelease(ctx: Ctx, tx: TenantTx, row: CardTransaction, key: string): Promise<CardTransaction> {
+  if (row.heldAmount > 0n) await journal(ctx, tx, row, `release:${key}`, 'CARD_AUTHORIZATION_RELEASE', [held(row.accountId, row.fundingCurrency, -row.heldAmount), avail(row.accountId, row.fundingCurrency, row.heldAmount)]);
+  const event: CardTransactionEvent | undefined = row.status === 'AUTHORIZED' ? 'expire' : row.status === 'PARTIALLY_SETTLED' ? 'settle' : undefined;
+  return save(ctx, tx, row, { heldAmount: 0n, pullPendingCount: 0, expiresAt: null }, event);
+}
+
+/** RETURN: the merchant gives back `amount` of what settled: the cardholder is credited from the network. */
+export async function writeReturn(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, amount: bigint): Promise<CardTransaction> {
+  const f = row.fundingCurrency;
+  const funding = toFunding(amount, row.exchangeRate);
+  await journal(ctx, tx, row, `return:${eventToken}`, 'CARD_RETURN', [system(settlementAccount(f), f, -funding), avail(row.accountId, f, funding)]);
+  const refunded = row.refundedAmount + amount;
+  return save(ctx, tx, row, { refundedAmount: refunded, refundCount: row.refundCount + 1, refundTotal: row.refundTotal + amount }, refunded >= row.settledAmount ? 'refund' : undefined);
+}
+
+/**
+ * RETURN REVERSAL: the network takes a return back: the cardholder is debited again; what the balance
+ * cannot cover is booked against the platform receivable (EXCEPTION).
+ */
+export async function writeReturnReversal(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, amount: bigint, available: bigint): Promise<CardTransaction> {
+  const f = row.fundingCurrency;
+  const funding = toFunding(amount, row.exchangeRate);
+  const covered = funding <= available ? funding : 0n;
+  await journal(ctx, tx, row, `reversal:${eventToken}`, 'CARD_RETURN_REVERSAL', [avail(row.accountId, f, -covered), system(receivableAccount(f), f, -(funding - covered)), system(settlementAccount(f), f, funding)]);
+  const next = await save(ctx, tx, row, { refundedAmount: row.refundedAmount - amount, exceptionAmount: row.exceptionAmount + (funding - covered) }, row.status === 'REFUNDED' ? 'returnReversed' : undefined);
+  return covered < funding ? writeException(ctx, tx, next, `reversal:${eventToken}`, 0n, 'RETURN_REVERSAL_UNCOVERED') : next;
+}
+
+/**
+ * CREDIT: a refund authorization's advice the network already approved (stand-in): an AUTHORIZED credit
+ * that moves money when it clears. Written like an approved authorization.
+ */
+export const writeCredit = (ctx: Ctx, n: NewCardTransaction): Promise<CardTransaction> => writeAuthorization(ctx, { ...n, decline: null, magic: 'NONE' });
+
+/**
+ * EXCEPTION: the network was paid but the funding source's pull failed. `restore` is what the failed
+ * pull had taken from the funding source (given back to it); the same amount is booked against the
+ * platform receivable, so the journal balances and nothing is lost. Raised on a metric and logged.
+ */
+export async function writeException(ctx: Ctx, tx: TenantTx, row: CardTransaction, key: string, restore: bigint, reason: string): Promise<CardTransaction> {
+  const f = row.fundingCurrency;
+  if (restore > 0n) await journal(ctx, tx, row, `exception:${key}`, 'CARD_PULL_EXCEPTION', [avail(row.accountId, f, restore), system(receivableAccount(f), f, -restore)]);
+  ctx.logger.error({ cardTransactionId: row.id, reason, amount: String(row.exceptionAmount + restore) }, 'card transaction EXCEPTION: the network was paid, the funding source was not');
+  let next = row;
+  if (row.heldAmount > 0n) next = await writeRelease(ctx, tx, row, `exception:${key}`);
+  return save(ctx, tx, next, { exceptionAmount: row.exceptionAmount + restore, pullPendingCount: 0, pullFails: false, pullTotal: row.pullTotal - restore }, 'pullFailed', reason);
+}
+
+/** A pending pull confirmed (sandbox `005`): nothing moves, the summary's pendingCount drops. */
+export async function writePullConfirmed(ctx: Ctx, tx: TenantTx, row: CardTransaction): Promise<CardTransaction> {
+  return save(ctx, tx, row, { pullPendingCount: 0, pullConfirmAt: null });
+}
+
+export const cardSettlementAccount = settlementAccount;
+export const cardReceivableAccount = receivableAccount;

@@ -1,0 +1,234 @@
+import type { AppDeps, Ctx } from '../../deps.js';
+import { ctxFor } from '../../deps.js';
+import { newId } from '../../platform/ids.js';
+import type { Card, CardTransaction } from '../../generated/prisma/client.js';
+import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventReceipt } from '../../adapters/card-issuer/port.js';
+import { InsufficientFundsError } from '../ledger/index.js';
+import { getExchangeRate } from '../fees/index.js';
+import { decideAuthorization, isCredit, merchantMagic, minorRate, toFunding, type DeclineReason } from './card-transactions.model.js';
+import {
+  claimCardEvent, lockCardTransaction, writeAdvice, writeAuthorization, writeClearing, writeCredit, writePullConfirmed,
+  writeRelease, writeReturn, writeReturnReversal, type NewCardTransaction,
+} from './card-money.writer.js';
+
+/**
+ * The inbound side of the issuer port (issue 27): the synchronous authorization decision and the
+ * asynchronous events, each routed to its one writer (card-money.writer.ts). Reached through the
+ * issuer adapter's verified webhook (src/adapter-sinks.ts), never from a platform's request.
+ */
+
+async function cardOf(deps: AppDeps, adapterId: string, processorRef: string): Promise<Card | null> {
+  return deps.prisma.card.findFirst({ where: { issuerAdapter: adapterId, processorRef } });
+}
+
+const answer = (t: CardTransaction): AuthorizationDecision =>
+  t.status === 'DECLINED'
+    ? { approved: false, cardTransactionId: t.id, reason: t.declineReason ?? 'DECLINED' }
+    : { approved: true, cardTransactionId: t.id, heldAmount: t.heldAmount, currency: t.fundingCurrency };
+
+/** The locked rate: 1 in one currency, else the FX provider's (funding per transaction minor unit). */
+async function lockedRate(ctx: Ctx, transactionCurrency: string, fundingCurrency: string): Promise<string | null> {
+  if (transactionCurrency === fundingCurrency) return '1';
+  try {
+    const { rate } = await getExchangeRate(ctx, fundingCurrency, transactionCurrency);
+    return minorRate(rate, transactionCurrency, fundingCurrency);
+  } catch (err) {
+    ctx.logger.warn({ err, transactionCurrency, fundingCurrency }, 'no rate for a card authorization: declined');
+    return null;
+  }
+}
+
+/**
+ * The decision the network waits for. Idempotent on the processor's token: a retried request gets the
+ * first answer and never holds twice (the token is unique per platform; a concurrent duplicate loses the
+ * insert and reads the winner's row). Balance inquiries decide and move nothing.
+ */
+export async function authorizeCard(deps: AppDeps, adapterId: string, req: AuthorizationRequest): Promise<AuthorizationDecision> {
+  const d = await decisionInputs(deps, adapterId, req);
+  if (!d) return { approved: false, cardTransactionId: null, reason: 'CARD_NOT_ACTIVE' };
+  const ctx = ctxFor(deps, d.platform_id);
+  if (d.seen_id) return answer(await ctx.db.cardTransaction.findUniqueOrThrow({ where: { id: d.seen_id } }));
+  const rate = await lockedRate(ctx, req.currency, d.currency);
+  const magic = merchantMagic(req.merchant.descriptor, deps.config.SVC_ENV === 'sandbox');
+  const fundingAmount = rate === null ? 0n : toFunding(req.amount, rate);
+  const decline: DeclineReason | null = rate === null ? 'CURRENCY_NOT_SUPPORTED' : decideAuthorization({
+    cardState: d.state, cardholderStatus: d.customer_status ?? 'UNKNOWN',
+    account: d.account_status ? { status: d.account_status, available: BigInt(d.available_balance ?? 0) } : null,
+    fundingAmount, maxSpendPerTransaction: d.max_spend_per_transaction === null ? null : BigInt(d.max_spend_per_transaction),
+    platformMaxAmount: d.max_amount === null ? null : BigInt(d.max_amount), magic, credit: isCredit(req.kind),
+  });
+  if (req.kind === 'BALANCE_INQUIRY') return balanceInquiry(ctx, { id: d.id, currency: d.currency }, req, decline);
+  const n: NewCardTransaction = {
+    id: newId('CardTransaction'), cardId: d.id, customerId: d.customer_id, platformCustomerId: d.platform_customer_id ?? '',
+    accountId: d.account_id, issuerTransactionToken: req.issuerTransactionToken, kind: req.kind, merchant: req.merchant, currency: req.currency,
+    fundingCurrency: d.currency, exchangeRate: rate ?? '1', amount: req.amount, magic, decline,
+  };
+  return answer(await writeDecision(ctx, n));
+}
+
+interface DecisionRow {
+  id: string; platform_id: string; customer_id: string; state: string; currency: string; account_id: string;
+  max_spend_per_transaction: string | null; customer_status: string | null; platform_customer_id: string | null;
+  account_status: string | null; available_balance: string | null; max_amount: string | null; seen_id: string | null;
+}
+
+/**
+ * Everything the decision reads, in one round trip (the network waits): the card by the processor's
+ * reference, its cardholder, its first funding source, the platform's limit in the card's currency, and
+ * a transaction already written for this token. Each join is confined to the card's platform.
+ */
+async function decisionInputs(deps: AppDeps, adapterId: string, req: AuthorizationRequest): Promise<DecisionRow | undefined> {
+  const rows = await deps.prisma.$queryRaw<DecisionRow[]>`
+    SELECT c.id, c.platform_id, c.customer_id, c.state, c.currency, c.funding_sources[1] AS account_id,
+           c.max_spend_per_transaction::text, cu.status AS customer_status, cu.platform_customer_id,
+           a.status AS account_status, a.available_balance::text, pc.max_amount::text, t.id AS seen_id
+      FROM cards c
+      LEFT JOIN customers cu ON cu.id = c.customer_id AND cu.platform_id = c.platform_id
+      LEFT JOIN internal_accounts a ON a.id = c.funding_sources[1] AND a.platform_id = c.platform_id
+      LEFT JOIN platform_currencies pc ON pc.platform_id = c.platform_id AND pc.currency_code = c.currency
+      LEFT JOIN card_transactions t ON t.platform_id = c.platform_id AND t.issuer_transaction_token = ${req.issuerTransactionToken}
+     WHERE c.issuer_adapter = ${adapterId} AND c.processor_ref = ${req.processorRef}`;
+  return rows[0];
+}
+
+/** Writes the decision; a balance gone meanwhile (the ledger's conditional update) becomes a decline. */
+async function writeDecision(ctx: Ctx, n: NewCardTransaction): Promise<CardTransaction> {
+  try {
+    return await writeAuthorization(ctx, n);
+  } catch (err) {
+    if (err instanceof InsufficientFundsError) return writeAuthorization(ctx, { ...n, decline: 'INSUFFICIENT_FUNDS' });
+    const taken = await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: n.issuerTransactionToken } });
+    if (taken) return taken;
+    throw err;
+  }
+}
+
+async function balanceInquiry(ctx: Ctx, card: Pick<Card, 'id' | 'currency'>, req: AuthorizationRequest, decline: DeclineReason | null): Promise<AuthorizationDecision> {
+  await ctx.db.$transaction((tx) => claimCardEvent(ctx, tx, { eventToken: req.issuerTransactionToken, cardId: card.id, cardTransactionId: null, type: 'BALANCE_INQUIRY', amount: 0n, outcome: decline ? 'DECLINED' : 'APPROVED', reason: decline }));
+  return decline ? { approved: false, cardTransactionId: null, reason: decline } : { approved: true, cardTransactionId: null, heldAmount: 0n, currency: card.currency };
+}
+
+const OPEN = ['AUTHORIZED', 'PARTIALLY_SETTLED'];
+const RETURNABLE = ['PARTIALLY_SETTLED', 'SETTLED', 'REFUNDED'];
+
+/**
+ * One processor event, applied once: the row locked, the token claimed, the one writer called. An event
+ * about an authorization not known yet is RETRY_LATER (the processor re-sends it; nothing is recorded);
+ * an event the transaction's state refuses is recorded REFUSED with its reason and moves nothing.
+ */
+export async function applyCardEvent(deps: AppDeps, adapterId: string, e: CardEvent): Promise<CardEventReceipt> {
+  const card = await cardOf(deps, adapterId, e.processorRef);
+  if (!card) return 'UNKNOWN_CARD';
+  const ctx = ctxFor(deps, card.platformId);
+  if (e.type === 'CREDIT_AUTHORIZATION_ADVICE') return creditAdvice(ctx, card, e);
+  return ctx.db.$transaction(async (tx) => {
+    const row = await lockCardTransaction(tx, ctx.platformId, e.issuerTransactionToken);
+    if (!row) return 'RETRY_LATER';
+    // A reversal takes back the latest return not reversed yet (returns are reversed newest first).
+    const amount = e.type === 'RETURN_REVERSAL' ? await unreversedReturn(tx, row.id) : (e.amount ?? 0n);
+    const refusal = refusalOf(row, { ...e, amount });
+    // Not applicable yet (a return before its clearing): the processor re-sends it; nothing is recorded.
+    if (refusal === RETRY) return 'RETRY_LATER';
+    if (!(await claimCardEvent(ctx, tx, { eventToken: e.eventToken, cardId: card.id, cardTransactionId: row.id, type: e.type, amount, outcome: refusal ? 'REFUSED' : 'APPLIED', reason: refusal }))) return 'DUPLICATE';
+    if (refusal) return 'REFUSED';
+    const available = async () => (await tx.internalAccount.findUniqueOrThrow({ where: { id: row.accountId }, select: { availableBalance: true } })).availableBalance;
+    switch (e.type) {
+      case 'AUTHORIZATION_ADVICE': await writeAdvice(ctx, tx, row, e.eventToken, amount, await available()); break;
+      case 'CLEARING':
+        if (amount === 0n) await writeRelease(ctx, tx, row, e.eventToken);
+        else await writeClearing(ctx, tx, row, e.eventToken, amount, await available());
+        break;
+      case 'AUTHORIZATION_EXPIRY': await writeRelease(ctx, tx, row, e.eventToken); break;
+      case 'RETURN': await writeReturn(ctx, tx, row, e.eventToken, amount); break;
+      case 'RETURN_REVERSAL': await writeReturnReversal(ctx, tx, row, e.eventToken, amount, await available()); break;
+    }
+    return 'APPLIED';
+  });
+}
+
+async function unreversedReturn(tx: Parameters<Parameters<Ctx['db']['$transaction']>[0]>[0], cardTransactionId: string): Promise<bigint> {
+  const applied = await tx.cardEvent.findMany({ where: { cardTransactionId, outcome: 'APPLIED', type: { in: ['RETURN', 'RETURN_REVERSAL'] } }, orderBy: { createdAt: 'asc' }, select: { type: true, amount: true } });
+  const open: bigint[] = [];
+  for (const a of applied) {
+    if (a.type === 'RETURN') open.push(a.amount ?? 0n);
+    else open.pop();
+  }
+  return open.at(-1) ?? 0n;
+}
+
+const RETRY = 'RETRY';
+
+/**
+ * Why the transaction as it is refuses the event (null: it applies). RETRY: it may apply once an
+ * earlier event arrives (processors deliver out of order); anything else is final and recorded.
+ */
+function refusalOf(row: CardTransaction, e: CardEvent): string | null {
+  const amount = e.amount ?? 0n;
+  const unsettled = row.status === 'AUTHORIZED' || (row.status === 'PARTIALLY_SETTLED' && amount > row.settledAmount - row.refundedAmount);
+  if ((e.type === 'RETURN' || e.type === 'RETURN_REVERSAL') && row.direction === 'DEBIT' && (unsettled || (e.type === 'RETURN_REVERSAL' && amount === 0n && row.refundedAmount === 0n))) return RETRY;
+  switch (e.type) {
+    case 'AUTHORIZATION_ADVICE':
+      return OPEN.includes(row.status) && row.direction === 'DEBIT' && amount > 0n ? null : `An advice needs an open debit authorization (status ${row.status}).`;
+    case 'CLEARING':
+      return OPEN.includes(row.status) ? null : `A clearing needs an AUTHORIZED or PARTIALLY_SETTLED transaction (status ${row.status}).`;
+    case 'AUTHORIZATION_EXPIRY':
+      return OPEN.includes(row.status) ? null : `Nothing to expire (status ${row.status}).`;
+    case 'RETURN':
+      if (!RETURNABLE.includes(row.status) || row.direction !== 'DEBIT') return `A return needs a settled debit (status ${row.status}).`;
+      return amount > 0n && amount <= row.settledAmount - row.refundedAmount ? null : `A return may not exceed the settled amount not yet refunded (${row.settledAmount - row.refundedAmount}).`;
+    case 'RETURN_REVERSAL':
+      return amount > 0n && row.refundedAmount >= amount && RETURNABLE.includes(row.status) ? null : 'No return to reverse.';
+    default:
+      return 'Unknown event.';
+  }
+}
+
+/** A credit the network approved on its own (advice): an AUTHORIZED CREDIT transaction, once per token. */
+async function creditAdvice(ctx: Ctx, card: Card, e: CardEvent): Promise<CardEventReceipt> {
+  if (!e.amount || !e.currency || !e.merchant) return 'REFUSED';
+  const seen = await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: e.issuerTransactionToken } });
+  if (seen) return 'DUPLICATE';
+  const customer = await ctx.db.customer.findUnique({ where: { id: card.customerId }, select: { platformCustomerId: true } });
+  const rate = await lockedRate(ctx, e.currency, card.currency);
+  if (rate === null) return 'REFUSED';
+  const n: NewCardTransaction = {
+    id: newId('CardTransaction'), cardId: card.id, customerId: card.customerId, platformCustomerId: customer?.platformCustomerId ?? '',
+    accountId: card.fundingSources[0]!, issuerTransactionToken: e.issuerTransactionToken, kind: 'CREDIT_AUTHORIZATION', merchant: e.merchant,
+    currency: e.currency, fundingCurrency: card.currency, exchangeRate: rate, amount: e.amount, magic: 'NONE', decline: null,
+  };
+  try {
+    // The processor's token is the credit's key (unique): a repeat loses on it and writes nothing.
+    await writeCredit(ctx, n);
+    await ctx.db.$transaction((tx) => claimCardEvent(ctx, tx, { eventToken: e.eventToken, cardId: card.id, cardTransactionId: n.id, type: e.type, amount: e.amount, outcome: 'APPLIED' }));
+  } catch (err) {
+    if (await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: e.issuerTransactionToken } })) return 'DUPLICATE';
+    throw err;
+  }
+  return 'APPLIED';
+}
+
+/**
+ * The card sweep's money part: authorizations never cleared past their expiry release their hold; pulls
+ * whose confirmation is due are confirmed. Bounded per pass; each row in its own transaction, under lock,
+ * re-checked (a clearing may have won the race).
+ */
+export async function sweepCardTransactions(deps: AppDeps, batch: number): Promise<number> {
+  const now = deps.clock.now();
+  const due = await deps.prisma.cardTransaction.findMany({
+    where: { OR: [{ heldAmount: { gt: 0n }, expiresAt: { lte: now } }, { pullPendingCount: { gt: 0 }, pullFails: false, pullConfirmAt: { lte: now } }] },
+    select: { id: true, platformId: true, issuerTransactionToken: true },
+    take: batch,
+  });
+  for (const d of due) {
+    const ctx = ctxFor(deps, d.platformId);
+    await ctx.db.$transaction(async (tx) => {
+      const row = await lockCardTransaction(tx, ctx.platformId, d.issuerTransactionToken);
+      if (!row) return;
+      if (row.pullPendingCount > 0 && !row.pullFails && row.pullConfirmAt && row.pullConfirmAt <= now) await writePullConfirmed(ctx, tx, row);
+      const fresh = await tx.cardTransaction.findUniqueOrThrow({ where: { id: row.id } });
+      if (fresh.heldAmount > 0n && fresh.expiresAt && fresh.expiresAt <= now && OPEN.includes(fresh.status)) await writeRelease(ctx, tx, fresh, `expiry:${now.getTime()}`);
+    });
+  }
+  return due.length;
+}
+
