@@ -1,7 +1,7 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { camelCase, snakeCase } from './column-names.js';
 import type {
-  BankLink, BeneficialOwner, BulkCustomerImport, Card, Customer, ExternalAccount, ExternalAccountChallenge, Platform, Quote,
+  BankLink, BeneficialOwner, BulkCustomerImport, Card, Customer, ExternalAccount, ExternalAccountChallenge, InternalAccount, Platform, Quote,
   ScaChallenge, ScaFactor, ScaFactorReset, Transaction, UmaInvitation, Verification, WebhookEvent,
 } from '../generated/prisma/client.js';
 import type { Clock } from './clock.js';
@@ -109,6 +109,7 @@ interface StatusTables {
   webhook_events: { row: WebhookEvent; column: 'delivery_status' };
   quotes: { row: Quote; column: 'status' };
   transactions: { row: Transaction; column: 'status' | 'refund_status' };
+  internal_accounts: { row: InternalAccount; column: 'status' };
 }
 export type StatusTable = keyof StatusTables;
 export type RowOf<T extends StatusTable> = StatusTables[T]['row'];
@@ -132,6 +133,7 @@ const STATUS_TABLES: { readonly [T in StatusTable]: { readonly columns: readonly
   webhook_events: { columns: ['delivery_status'], touch: false, scope: 'platform_id' },
   quotes: { columns: ['status'], touch: true, scope: 'platform_id' },
   transactions: { columns: ['status', 'refund_status'], touch: true, scope: 'platform_id' },
+  internal_accounts: { columns: ['status'], touch: true, scope: 'platform_id' },
 };
 
 /** A lifecycle bound to the column that stores it (declared once, in the domain's repo or service). */
