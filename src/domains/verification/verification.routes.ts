@@ -9,7 +9,9 @@ import { enqueueDecision } from './verification.jobs.js';
 import { getVerification, listVerifications, submitVerification, verificationResource } from './verification.service.js';
 
 const submitBody = z.strictObject({ customerId: z.string().min(1).max(200) });
-const listQuery = z.strictObject({ ...paginationQuery, customerId: z.string().min(1).max(200).optional(), verificationStatus: oneOf(VERIFICATION_STATUSES).optional() });
+/** REF's VerificationStatus values are all accepted as filters (issue 25), READY_FOR_VERIFICATION included. */
+const FILTERABLE_STATUSES = [...new Set([...VERIFICATION_STATUSES, 'READY_FOR_VERIFICATION'])] as [string, ...string[]];
+const listQuery = z.strictObject({ ...paginationQuery, customerId: z.string().min(1).max(200).optional(), verificationStatus: oneOf(FILTERABLE_STATUSES).optional() });
 const idParams = z.object({ verificationId: z.string().min(1).max(200) });
 
 export async function verificationRoutes(app: FastifyInstance, deps: AppDeps) {
