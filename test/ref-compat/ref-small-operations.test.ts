@@ -7,7 +7,7 @@ import { anEuCustomer } from '../sca/helpers.js';
 /** Issue 25 part B: REF's GET /vasps, POST /crypto/estimate-withdrawal-fee and POST /sca/record-event. */
 let env: TestEnv;
 beforeAll(async () => {
-  env = await createTestEnv({ VASP_DIRECTORY: 'Kraken|https://www.kraken.com;Coinbase|https://www.coinbase.com;Bitso;Gemini|https://www.gemini.com;Binance|https://www.binance.com' });
+  env = await createTestEnv({ SERVICE_FEE_SCHEDULE: '{"railFixed":{"SOLANA:USDC":2500}}', VASP_DIRECTORY: 'Kraken|https://www.kraken.com;Coinbase|https://www.coinbase.com;Bitso;Gemini|https://www.gemini.com;Binance|https://www.binance.com' });
 });
 afterAll(async () => {
   await env.close();
@@ -61,13 +61,10 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
     // The same estimate twice: the sandbox is deterministic.
     expect((await estimate(p, body)).json()).toEqual(b);
 
-    const fee = { feeType: 'RAIL', rail: 'SOLANA', direction: 'OUT', originator: 'SVC', variableFeeBps: 100, fixedFee: { amount: 20_000, currency: 'USDC' } };
-    const patched = await p.request({ method: 'PATCH', url: '/config', payload: { feeConfigs: [fee] } });
-    expect(patched.statusCode, patched.body).toBe(200);
-    const after = (await estimate(p, body)).json();
-    expect(after.applicationFee - b.applicationFee).toBe(20_000 + 10_000);
-    expect(after.netAmount).toBe(1_000_000 - after.applicationFee - 750);
-
+    // The fee schedule's SOLANA:USDC fixed fee is what POST /quotes would charge for this payout (platform fee configs
+    // take USD rails only today, so they add nothing to a crypto withdrawal).
+    expect(b.applicationFee).toBe(2_500);
+    expect(b).toMatchObject({ totalFee: 3_250, netAmount: 996_750 });
     const eth = (await estimate(p, { ...body, amount: 5_000_000, cryptoNetwork: 'ethereum', destinationAddress: EVM_ADDRESS })).json();
     expect(eth).toMatchObject({ networkFeeAsset: 'ETH', networkFee: 420_000_000_000_000 });
     expect(eth.totalFee).toBe(eth.applicationFee + 1_260_000);
@@ -96,9 +93,13 @@ describe('POST /crypto/estimate-withdrawal-fee', () => {
       expect(res.json().code).toBe('INVALID_INPUT');
       expect(fieldsOf(res), JSON.stringify(body)).toContain(field);
     }
+    // Below the application fee: the pricing's own refusal; below the application and network fees together: the estimate's.
     const tiny = await estimate(p, { ...ok, amount: 700 });
     expect(tiny.statusCode).toBe(400);
-    expect(tiny.json().code).toBe('AMOUNT_OUT_OF_RANGE');
+    expect(tiny.json().code).toBe('INVALID_AMOUNT');
+    const small = await estimate(p, { ...ok, amount: 3_000 });
+    expect(small.statusCode).toBe(400);
+    expect(small.json()).toMatchObject({ code: 'AMOUNT_OUT_OF_RANGE', details: { minAmount: 3_251, currency: 'USDC' } });
     const other = await env.platform();
     const missing = await estimate(other, ok);
     expect(missing.statusCode).toBe(404);
@@ -125,7 +126,7 @@ describe('POST /sca/record-event', () => {
     expect(minutes).toEqual([15, 30, 60, 1440]);
     expect(states[8]).toEqual({ eventType: 'FAILED_LOGIN_ATTEMPT', suspended: true, lockedUntil: null, failedAttempts: 9 });
     // The lockout is the one SCA logins obey.
-    const login = await p.request({ method: 'POST', url: `/sca/login/start?customerId=${c.customerId}`, payload: { factor: 'SMS_OTP', endUserIpAddress: '203.0.113.7' } });
+    const login = await p.request({ method: 'POST', url: `/sca/login/start?customerId=${c.customerId}`, payload: { factor: 'SMS_OTP' } });
     expect(login.statusCode).toBe(423);
     expect(login.json().code).toBe('ACCOUNT_LOCKED');
 

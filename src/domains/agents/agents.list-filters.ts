@@ -25,8 +25,9 @@ export interface AgentListFilters {
 }
 
 /**
- * The filters as a Prisma condition. Paused is the agent's PAUSED status (REF's `isPaused`); connected means one of its
- * device codes was redeemed for an access token (REF: "isConnected becomes true when the device code is redeemed").
+ * The filters as a Prisma condition. Paused is an agent that may not act now: its DISABLED status (REF's `isPaused`; the
+ * one place to change should a separate pause flag arrive). Connected means one of its device codes was redeemed for
+ * an access token (REF: "isConnected becomes true when the device code is redeemed").
  */
 export function agentFilterWhere(f: AgentListFilters): Prisma.AgentWhereInput {
   const range = (after?: Date, before?: Date) => (after || before ? { ...(after ? { gte: after } : {}), ...(before ? { lte: before } : {}) } : undefined);
@@ -34,7 +35,7 @@ export function agentFilterWhere(f: AgentListFilters): Prisma.AgentWhereInput {
   const updated = range(f.updatedAfter, f.updatedBefore);
   const connected: Prisma.AgentWhereInput['deviceCodes'] = { some: { redeemedAt: { not: null } } };
   return {
-    ...(f.isPaused === undefined ? {} : f.isPaused ? { status: 'PAUSED' } : { status: { not: 'PAUSED' } }),
+    ...(f.isPaused === undefined ? {} : f.isPaused ? { status: 'DISABLED' } : { status: { not: 'DISABLED' } }),
     ...(f.isConnected === undefined ? {} : f.isConnected ? { deviceCodes: connected } : { NOT: { deviceCodes: connected } }),
     ...(created ? { createdAt: created } : {}),
     ...(updated ? { updatedAt: updated } : {}),
