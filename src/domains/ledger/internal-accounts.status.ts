@@ -2,6 +2,7 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { Prisma, type InternalAccount } from '../../generated/prisma/client.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../platform/errors.js';
+import type { TenantTx } from '../../platform/db.js';
 import { IllegalTransitionError, statusColumn, transition } from '../../platform/state-machine.js';
 import { internalAccountResource } from './internal-accounts.resource.js';
 import { canMoveMoney, eventTowards, internalAccountLifecycle, type InternalAccountStatus } from './internal-accounts.model.js';
@@ -53,13 +54,14 @@ export interface MovingAccount {
 
 /**
  * The pre-movement check of every money path (hook:25b): an account that is not ACTIVE neither sends nor receives
- * (REF InternalAccountStatus). One read of the touched internal accounts.
+ * (REF InternalAccountStatus). One read of the touched internal accounts, in the caller's transaction when it passes
+ * one (`db`): a read on another connection from inside a transaction could wait for the pool that transaction holds.
  * Errors: 400 INVALID_INPUT naming the field and the account's status (the same answer POST /quotes gives).
  */
-export async function assertAccountsCanMove(ctx: Ctx, sides: readonly MovingAccount[]): Promise<void> {
+export async function assertAccountsCanMove(ctx: Ctx, sides: readonly MovingAccount[], db: Pick<TenantTx, 'internalAccount'> = ctx.db): Promise<void> {
   const ids = sides.map((s) => s.accountId).filter((id): id is string => !!id && id.startsWith('InternalAccount:'));
   if (ids.length === 0) return;
-  const rows = await ctx.db.internalAccount.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } });
+  const rows = await db.internalAccount.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } });
   const blocked = rows.filter((r) => !canMoveMoney(r.status));
   if (blocked.length === 0) return;
   throw new ValidationError(

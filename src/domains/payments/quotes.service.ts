@@ -368,7 +368,7 @@ export interface ExecutionStart {
  * (an agent's payment already waiting for approval); INVALID_STATE_TRANSITION (a lost race: the caller maps it).
  */
 export async function beginExecution(ctx: Ctx, tx: TenantTx, t: Transaction, trigger: ExecutionTrigger): Promise<ExecutionStart> {
-  await beforeMovement(ctx, t); // hook:25b
+  await beforeMovement(ctx, t, tx); // hook:25b
   let status: ExecutionStart['status'] = 'PROCESSING';
   if (trigger.by === 'EXECUTE' || trigger.by === 'FUNDING') status = await startExecution(ctx, tx, t, trigger.agent, trigger.agentAmount);
   else if (trigger.by === 'AUTHORIZE') await holdAndProcess(ctx, tx, t, 'authorize');
