@@ -4,6 +4,8 @@ import { loadConfig } from '../config.js';
 import type { AppDeps } from '../deps.js';
 import { createPrisma } from '../platform/db.js';
 import { systemClock } from '../platform/clock.js';
+import { createRedis } from '../platform/redis.js';
+import { InvalidationBus } from '../platform/process-cache.js';
 import { operatorSetInternalAccountStatus } from '../domains/ledger/index.js';
 
 /**
@@ -21,13 +23,16 @@ async function main() {
   if (!target) throw new Error(`--status must be one of: ${TARGETS.join(', ')}`);
   const config = loadConfig();
   const prisma = createPrisma(config.DATABASE_URL, 2);
+  // Redis only to tell the running processes to drop their copies (they also expire after PLATFORM_SETTINGS_MAX_AGE_MS).
+  const redis = createRedis(config.REDIS_URL);
+  const logger = pino({ level: 'warn' });
   try {
-    // A status change needs only the database, the clock and the config; no queue or Redis is touched here.
-    const deps = { config, prisma, clock: systemClock, logger: pino({ level: 'warn' }) } as unknown as AppDeps;
+    const deps = { config, prisma, redis, clock: systemClock, logger, bus: new InvalidationBus(redis, config.REDIS_PREFIX, logger) } as unknown as AppDeps;
     const account = await operatorSetInternalAccountStatus(deps, values.account, target, values.reason);
     console.log(`${account.id}: ${account.status}`);
   } finally {
     await prisma.$disconnect();
+    redis.disconnect();
   }
 }
 

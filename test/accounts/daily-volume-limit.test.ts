@@ -102,7 +102,7 @@ describe('daily volume limit', () => {
 
   it('the operator CLI sets and clears a corridor\'s limit; a malformed corridor exits non-zero', async () => {
     const { p, from, to } = await setup(null);
-    const run = (...args: string[]) => promisify(execFile)('npx', ['tsx', 'src/cli/daily-volume-limit.ts', ...args], { env: { ...process.env, DATABASE_URL: env.databaseUrl } });
+    const run = (...args: string[]) => promisify(execFile)('npx', ['tsx', 'src/cli/daily-volume-limit.ts', ...args], { env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL, REDIS_PREFIX: env.config.REDIS_PREFIX } });
     expect((await run('--platform', p.platformId, '--corridor', 'usd:usd', '--limit', '1000')).stdout).toContain('USD:USD limit 1000, used today 0');
     expect((await p.request({ method: 'POST', url: '/quotes', payload: quoteBody(from, to, 1_001, true) })).statusCode).toBe(429);
     await run('--platform', p.platformId, '--corridor', 'USD:USD', '--clear');

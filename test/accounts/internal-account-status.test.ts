@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anApprovedCustomer, balances, fund } from '../helpers/builders.js';
 import { operatorSetInternalAccountStatus } from '../../src/domains/ledger/index.js';
 
@@ -110,9 +110,11 @@ describe('internal account status lifecycle', () => {
     const p = await env.platform();
     const { from } = await twoCustomers(p);
     const run = (...args: string[]) =>
-      promisify(execFile)('npx', ['tsx', 'src/cli/internal-account-status.ts', ...args], { env: { ...process.env, DATABASE_URL: env.databaseUrl } });
+      promisify(execFile)('npx', ['tsx', 'src/cli/internal-account-status.ts', ...args], { env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL, REDIS_PREFIX: env.config.REDIS_PREFIX } });
     expect((await run('--account', from, '--status', 'FROZEN')).stdout).toContain(`${from}: FROZEN`);
     expect((await p.request({ method: 'GET', url: `/internal-accounts/${from}` })).json().status).toBe('FROZEN');
+    // The CLI told this process to drop its copy of the platform's blocked accounts: money stops moving.
+    await eventually(async () => (await p.request({ method: 'POST', url: `/sandbox/internal-accounts/${from}/fund`, payload: { amount: 1 } })).statusCode === 400, 5_000);
     expect((await run('--account', from, '--status', 'active')).stdout).toContain(`${from}: ACTIVE`);
     await expect(run('--account', from, '--status', 'OPEN')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--status must be one of') });
     await expect(run('--account', 'InternalAccount:nope', '--status', 'FROZEN')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('not found') });

@@ -3,3 +3,4 @@
 -- than the lifecycle's.
 ALTER TABLE "internal_accounts"
   ADD CONSTRAINT "internal_accounts_status_check" CHECK ("status" IN ('PENDING', 'ACTIVE', 'FROZEN', 'CLOSED', 'FAILED'));
+

@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../platform/er
 import type { TenantTx } from '../../platform/db.js';
 import { IllegalTransitionError, statusColumn, transition } from '../../platform/state-machine.js';
 import { internalAccountResource } from './internal-accounts.resource.js';
+import { blockedAccounts, invalidateBlockedAccounts } from './internal-accounts.blocked.js';
 import { canMoveMoney, eventTowards, internalAccountLifecycle, type InternalAccountStatus } from './internal-accounts.model.js';
 
 const accountStatus = statusColumn(internalAccountLifecycle, 'internal_accounts', 'status', {
@@ -23,7 +24,7 @@ export async function setInternalAccountStatus(ctx: Ctx, id: string, target: Int
   const event = eventTowards(current.status, target);
   if (!event) throw new IllegalTransitionError(internalAccountLifecycle, `become ${target}`, current.status, id);
   const emptyOnly = target === 'CLOSED' ? Prisma.sql`available_balance = 0 AND held_balance = 0` : undefined;
-  return ctx.db.$transaction((tx) =>
+  const moved = await ctx.db.$transaction((tx) =>
     transition(tx, ctx, accountStatus, event, id, {
       from: current.status,
       ...(emptyOnly ? { where: emptyOnly } : {}),
@@ -37,6 +38,8 @@ export async function setInternalAccountStatus(ctx: Ctx, id: string, target: Int
           : undefined,
     }),
   );
+  await invalidateBlockedAccounts(ctx);
+  return moved;
 }
 
 /** The operator's move (npm run internal-account:status): the account's own platform, found from its id. Errors as setInternalAccountStatus. */
@@ -54,14 +57,18 @@ export interface MovingAccount {
 
 /**
  * The pre-movement check of every money path (hook:25b): an account that is not ACTIVE neither sends nor receives
- * (REF InternalAccountStatus). One read of the touched internal accounts, in the caller's transaction when it passes
- * one (`db`): a read on another connection from inside a transaction could wait for the pool that transaction holds.
+ * (REF InternalAccountStatus). Checked against the process's copy of the platform's non-ACTIVE accounts (no statement;
+ * a status change drops the copy on every process); without the invalidation channel, one read of the touched accounts,
+ * in the caller's transaction when it passes one (`db`): a read on another connection from inside a transaction could
+ * wait for the pool that transaction holds.
  * Errors: 400 INVALID_INPUT naming the field and the account's status (the same answer POST /quotes gives).
  */
 export async function assertAccountsCanMove(ctx: Ctx, sides: readonly MovingAccount[], db: Pick<TenantTx, 'internalAccount'> = ctx.db): Promise<void> {
   const ids = sides.map((s) => s.accountId).filter((id): id is string => !!id && id.startsWith('InternalAccount:'));
   if (ids.length === 0) return;
-  const rows = await db.internalAccount.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } });
+  const rows = ctx.bus?.live
+    ? [...(await blockedAccounts(ctx))].filter(([id]) => ids.includes(id)).map(([id, status]) => ({ id, status }))
+    : await db.internalAccount.findMany({ where: { id: { in: ids } }, select: { id: true, status: true } });
   const blocked = rows.filter((r) => !canMoveMoney(r.status));
   if (blocked.length === 0) return;
   throw new ValidationError(

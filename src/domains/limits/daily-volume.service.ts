@@ -4,6 +4,24 @@ import { ValidationError } from '../../platform/errors.js';
 import { isKnownCurrency } from '../../platform/currencies.js';
 import { DailyVolumeLimitExceededError, utcDay, type VolumeClaim } from './daily-volume.model.js';
 import { releaseVolume, reserveVolume, usedVolume } from './daily-volume.repo.js';
+import { ProcessCache, type InvalidationBus } from '../../platform/process-cache.js';
+
+const CACHE = 'daily-volume-limits';
+const caches = new WeakMap<InvalidationBus, ProcessCache<ReadonlySet<string>>>();
+const corridorKey = (sending: string, receiving: string) => `${sending}:${receiving}`;
+
+/** The corridors of the platform that have a limit, per process; dropped everywhere when the operator changes one. */
+function corridorLimits(ctx: Ctx): Promise<ReadonlySet<string>> {
+  let cache = caches.get(ctx.bus);
+  if (!cache) caches.set(ctx.bus, (cache = new ProcessCache(CACHE, ctx.bus, ctx.config.PLATFORM_SETTINGS_MAX_AGE_MS)));
+  return cache.get(ctx.platformId, async () => new Set((await ctx.db.dailyVolumeLimit.findMany({ select: { sendingCurrency: true, receivingCurrency: true } })).map((l) => corridorKey(l.sendingCurrency, l.receivingCurrency))));
+}
+
+async function invalidateCorridorLimits(ctx: Pick<Ctx, 'bus' | 'platformId'>): Promise<void> {
+  if (!ctx.bus) return;
+  caches.get(ctx.bus)?.forget(ctx.platformId);
+  await ctx.bus.publish(CACHE, ctx.platformId);
+}
 
 /**
  * The money path's daily-volume check (hook:25b; REF 429 DAILY_VOLUME_LIMIT_EXCEEDED on POST /quotes with
@@ -14,7 +32,14 @@ import { releaseVolume, reserveVolume, usedVolume } from './daily-volume.repo.js
  * Errors: 429 DAILY_VOLUME_LIMIT_EXCEEDED (with Retry-After: the next UTC midnight), and whatever `work` throws.
  */
 export async function withinDailyVolume<T>(ctx: Ctx, claim: VolumeClaim | null | undefined, work: () => Promise<T>): Promise<T> {
-  if (!claim || claim.amount <= 0n) return work();
+  if (!claim || claim.amount <= 0n) {
+    // A quote is usually executed next: load the copy of the limits now (once per PLATFORM_SETTINGS_MAX_AGE_MS and
+    // process) so the execution, the money path's budgeted part (issue 12), spends no statement on it.
+    if (ctx.bus?.live) await corridorLimits(ctx);
+    return work();
+  }
+  // The process's copy of the platform's limits spares the money path a statement when the corridor has none.
+  if (ctx.bus?.live && !(await corridorLimits(ctx)).has(corridorKey(claim.sendingCurrency, claim.receivingCurrency))) return work();
   const now = ctx.clock.now();
   const day = utcDay(now);
   const reservation = await reserveVolume(ctx, claim, day);
@@ -54,5 +79,6 @@ export async function setDailyVolumeLimit(deps: AppDeps, platformId: string, sen
   const key = { platformId_sendingCurrency_receivingCurrency: { platformId, sendingCurrency, receivingCurrency } };
   if (limit === null) await ctx.db.dailyVolumeLimit.deleteMany({ where: { sendingCurrency, receivingCurrency } });
   else await ctx.db.dailyVolumeLimit.upsert({ where: key, create: { sendingCurrency, receivingCurrency, limitAmount: limit } as never, update: { limitAmount: limit, updatedAt: deps.clock.now() } });
+  await invalidateCorridorLimits(ctx);
   return { sendingCurrency, receivingCurrency, limit, usedToday: await usedVolume(ctx, sendingCurrency, receivingCurrency, utcDay(deps.clock.now())) };
 }
