@@ -375,6 +375,29 @@ export const envSchema = z.object({
 
   // end:25a
   // anchor:25b (Issue 25 — REF new operations, account statuses, UMA approval)
+  /**
+   * GET /vasps (REF): the directory of VASPs recognised for counterparty declarations, as `Name|https://url` entries
+   * separated by `;` (the URL optional). The default is a sandbox list of real exchanges; operators set their own.
+   */
+  VASP_DIRECTORY: z
+    .string()
+    .default(
+      'Binance|https://www.binance.com;Bitso|https://bitso.com;Bitstamp|https://www.bitstamp.net;Bybit|https://www.bybit.com;Coinbase|https://www.coinbase.com;' +
+        'Crypto.com|https://crypto.com;Gemini|https://www.gemini.com;Kraken|https://www.kraken.com;KuCoin|https://www.kucoin.com;Luno|https://www.luno.com;' +
+        'Mercado Bitcoin|https://www.mercadobitcoin.com.br;OKX|https://www.okx.com;Revolut|https://www.revolut.com;Upbit|https://upbit.com',
+    )
+    .transform((raw, zctx) => {
+      const entries = raw.split(';').map((e) => e.trim()).filter(Boolean).map((e) => {
+        const [name, url] = e.split('|').map((x) => x.trim());
+        return { vaspName: name ?? '', ...(url ? { url } : {}) };
+      });
+      for (const v of entries) {
+        if (!v.vaspName || v.vaspName.length > 100) zctx.addIssue({ code: 'custom', message: `VASP name "${v.vaspName}" must be 1-100 characters` });
+        if (v.url && !/^https?:\/\/[^\s]+$/.test(v.url)) zctx.addIssue({ code: 'custom', message: `VASP "${v.vaspName}": url must be an http(s) URL` });
+      }
+      if (new Set(entries.map((v) => v.vaspName.toLowerCase())).size !== entries.length) zctx.addIssue({ code: 'custom', message: 'VASP names must be unique' });
+      return entries.sort((x, y) => x.vaspName.localeCompare(y.vaspName, 'en'));
+    }),
 
   // end:25b
   // anchor:27 (Issue 27 — cards that spend)

@@ -23,9 +23,11 @@ import { invitationsModule } from './domains/invitations/index.js';
 import { bulkCustomersModule } from './domains/bulk-customers/index.js';
 import { plaidModule } from './domains/plaid/index.js';
 import { retentionModule } from './platform/retention.js';
+import { vaspsModule } from './domains/vasps/index.js';
+import { withdrawalsModule } from './domains/withdrawals/index.js';
 
 /** Every capability of the service, in registration order. */
-export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule];
+export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule, vaspsModule, withdrawalsModule];
 // Issue 30: the retention job (bounded batches over tables that only grow).
 MODULES.push(retentionModule);
 

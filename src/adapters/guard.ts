@@ -1,6 +1,6 @@
 import type { AdapterKind, AdapterLogger, CallOptions } from './common.js';
 import { FxRateUnavailableError } from './fx/port.js';
-import { PAYOUT_STATUSES, RailError, type PayoutRequest, type PayoutResult, type RailAdapter, type RefundResult } from './rails/port.js';
+import { PAYOUT_STATUSES, RailError, type NetworkFeeRequest, type PayoutRequest, type PayoutResult, type RailAdapter, type RefundResult } from './rails/port.js';
 
 /**
  * Every adapter call goes through here: bounded by PROVIDER_TIMEOUT_MS (the adapter gets the
@@ -99,6 +99,19 @@ export function guardRail(inner: RailAdapter, timeoutMs: number, logger: Adapter
       const raw = await guarded('refundPayout', opts, (signal) => inner.refundPayout(req, { ...opts, signal }));
       return normalizeRefundResult(raw, id, logger, req.idempotencyKey);
     },
+    ...(inner.estimateNetworkFee
+      ? {
+          // Issue 25: an estimate the adapter cannot state in non-negative integers is no estimate (a retryable rail error).
+          async estimateNetworkFee(req: NetworkFeeRequest, opts?: CallOptions) {
+            const raw = await guarded('estimateNetworkFee', opts, (signal) => inner.estimateNetworkFee!(req, { ...opts, signal }));
+            const ok = (v: unknown): v is bigint => typeof v === 'bigint' && v >= 0n;
+            if (!raw || !ok(raw.networkFee) || !ok(raw.networkFeeInCurrency) || typeof raw.networkFeeAsset !== 'string' || !raw.networkFeeAsset) {
+              throw new RailError(`rail adapter ${id}: estimateNetworkFee answered no usable estimate`, true);
+            }
+            return { networkFee: raw.networkFee, networkFeeAsset: raw.networkFeeAsset, networkFeeInCurrency: raw.networkFeeInCurrency };
+          },
+        }
+      : {}),
   };
   if (inner.handleWebhook) out.handleWebhook = inner.handleWebhook.bind(inner);
   if (inner.close) out.close = inner.close.bind(inner);

@@ -1,7 +1,7 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { camelCase, snakeCase } from './column-names.js';
 import type {
-  BankLink, BeneficialOwner, Stablecoin, StablecoinOperation, StablecoinProviderAccount, BulkCustomerImport, Card, CardTransaction, Customer, ExternalAccount, ExternalAccountChallenge, Platform, Quote,
+  BankLink, BeneficialOwner, Stablecoin, StablecoinOperation, StablecoinProviderAccount, BulkCustomerImport, Card, CardTransaction, Customer, ExternalAccount, ExternalAccountChallenge, InternalAccount, Platform, Quote,
   ScaChallenge, ScaFactor, ScaFactorReset, Transaction, UmaInvitation, Verification, WebhookEvent,
 } from '../generated/prisma/client.js';
 import type { Clock } from './clock.js';
@@ -41,6 +41,7 @@ export interface Lifecycle<S extends string = string, E extends string = string>
 }
 
 export type EventOf<L> = L extends Lifecycle<string, infer E> ? E : never;
+export type StatusOf<L> = L extends Lifecycle<infer S, string> ? S : never;
 
 /** Declares a lifecycle, refusing at load time a table that names unknown statuses or mislabels its terminal ones. */
 export function defineLifecycle<const S extends string, const E extends string>(l: Lifecycle<S, E>): Lifecycle<S, E> {
@@ -113,6 +114,7 @@ interface StatusTables {
   stablecoin_provider_accounts: { row: StablecoinProviderAccount; column: 'status' };
   stablecoins: { row: Stablecoin; column: 'grid_operations_status' };
   stablecoin_operations: { row: StablecoinOperation; column: 'status' };
+  internal_accounts: { row: InternalAccount; column: 'status' };
 }
 export type StatusTable = keyof StatusTables;
 export type RowOf<T extends StatusTable> = StatusTables[T]['row'];
@@ -140,6 +142,7 @@ const STATUS_TABLES: { readonly [T in StatusTable]: { readonly columns: readonly
   stablecoin_provider_accounts: { columns: ['status'], touch: true, scope: 'platform_id' },
   stablecoins: { columns: ['grid_operations_status'], touch: true, scope: 'platform_id' },
   stablecoin_operations: { columns: ['status'], touch: true, scope: 'platform_id' },
+  internal_accounts: { columns: ['status'], touch: true, scope: 'platform_id' },
 };
 
 /** A lifecycle bound to the column that stores it (declared once, in the domain's repo or service). */

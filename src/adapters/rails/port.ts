@@ -110,6 +110,30 @@ export interface RailAdapter extends AdapterLifecycle {
   getPayoutStatus(reference: string, opts?: StatusOptions): Promise<PayoutResult>;
   /** Returns a failed or returned payout's funds; idempotent per idempotencyKey. */
   refundPayout(req: RefundRequest, opts?: CallOptions): Promise<RefundResult>;
+  /**
+   * Optional (crypto rails, issue 25): what sending `amount` of `currency` to `destinationAddress` on `network` would
+   * cost on chain now. Informational (POST /crypto/estimate-withdrawal-fee): nothing is reserved or sent. Absent: the
+   * service answers 501 for the estimate.
+   */
+  estimateNetworkFee?(req: NetworkFeeRequest, opts?: CallOptions): Promise<NetworkFeeEstimate>;
+}
+
+export interface NetworkFeeRequest {
+  /** REF's cryptoNetwork: SOLANA, ETHEREUM, BASE, POLYGON, TRON, PLASMA, SPARK, LIGHTNING, BITCOIN. */
+  network: string;
+  currency: string;
+  /** Minor units of `currency`. */
+  amount: bigint;
+  destinationAddress: string;
+}
+
+export interface NetworkFeeEstimate {
+  /** In the smallest unit of networkFeeAsset (lamports, wei, sun, sats). */
+  networkFee: bigint;
+  /** The asset the chain is paid in (SOL, ETH, POL, TRX, XPL, BTC). */
+  networkFeeAsset: string;
+  /** The same fee in minor units of the withdrawal currency, at the adapter's current rate (rounded up). */
+  networkFeeInCurrency: bigint;
 }
 
 /** What reportPayoutStatus says about a report. */

@@ -4,6 +4,7 @@ import { paginationQuery } from '../../platform/http/pagination.js';
 import type { Agent, AgentDeviceCode } from '../../generated/prisma/client.js';
 import { AGENT_ACTIONS, policyOf } from './agents.model.js';
 import { toWireNumber } from '../../platform/money.js';
+import { agentListFilters } from './agents.list-filters.js';
 
 const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -21,7 +22,7 @@ export const policyInput = z
 export const createAgentBody = z.object({ customerId: z.string().min(1).max(200), name: z.string().trim().min(1).max(200), policy: policyInput }).strict();
 export type CreateAgentBody = z.infer<typeof createAgentBody>;
 
-export const listAgentsQuery = z.object({ ...paginationQuery, customerId: z.string().max(200).optional() });
+export const listAgentsQuery = z.object({ ...paginationQuery, customerId: z.string().max(200).optional(), ...agentListFilters });
 export const agentParams = z.object({ agentId: z.string().max(200) });
 export const codeParams = z.object({ code: z.string().min(1).max(40) });
 

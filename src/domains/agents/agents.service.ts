@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { agentFilterWhere, type AgentListFilters } from './agents.list-filters.js';
 import type { AgentActor, AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { NotFoundError } from '../../platform/errors.js';
@@ -32,10 +33,10 @@ export async function getAgent(ctx: Ctx, id: string): Promise<Agent> {
   return a;
 }
 
-export async function listAgents(ctx: Ctx, q: { customerId?: string; limit: number; cursor?: string }): Promise<Page<Agent>> {
+export async function listAgents(ctx: Ctx, q: { customerId?: string; limit: number; cursor?: string } & AgentListFilters): Promise<Page<Agent>> {
   const before = decodeCursor(q.cursor);
   const rows = await ctx.db.agent.findMany({
-    where: { ...(q.customerId ? { customerId: q.customerId } : {}), ...(before ? { id: { lt: before } } : {}) },
+    where: { ...(q.customerId ? { customerId: q.customerId } : {}), ...agentFilterWhere(q), ...(before ? { id: { lt: before } } : {}) },
     orderBy: { id: 'desc' },
     take: q.limit + 1,
   });

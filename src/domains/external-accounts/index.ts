@@ -39,3 +39,4 @@ export {
 export { externalAccountResource, livenessOutcomeBody, livenessParams, type ExternalAccountRecord } from './external-accounts.schemas.js';
 export { requiredBeneficiaryFields } from './beneficiary.schemas.js';
 export { getLivenessSession, receiveLivenessOutcome } from './ownership.service.js';
+export { isValidBolt11, isValidEvmAddress, isValidSolanaAddress, isValidSparkAddress, isValidTronAddress } from './account-info.checksums.js';

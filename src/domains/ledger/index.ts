@@ -12,3 +12,5 @@ export { systemAccount, type Posting } from './ledger.model.js';
 export { getInternalAccount, openInternalAccounts } from './internal-accounts.service.js';
 export { internalAccountResource } from './internal-accounts.resource.js';
 export { journalCtes, journalsCtes } from './ledger.sql.js';
+export { assertAccountsCanMove, operatorSetInternalAccountStatus, setInternalAccountStatus, type MovingAccount } from './internal-accounts.status.js';
+export { INTERNAL_ACCOUNT_STATUSES, type InternalAccountStatus } from './internal-accounts.model.js';

@@ -7,6 +7,7 @@ import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.
 import type { InternalAccount, Prisma } from '../../generated/prisma/client.js';
 import { internalAccountType, systemAccount } from './ledger.model.js';
 import { postJournal } from './ledger.service.js';
+import { assertAccountsCanMove } from './internal-accounts.status.js';
 
 /**
  * Opens one internal account per currency for a customer (customerId) or for the platform
@@ -69,6 +70,7 @@ export async function listPlatformInternalAccounts(ctx: Ctx, q: { currency?: str
 /** POST /sandbox/internal-accounts/{id}/fund: test money from the sandbox funding account. */
 export async function fundSandboxAccount(ctx: Ctx, id: string, amount: bigint): Promise<InternalAccount> {
   const account = await getInternalAccount(ctx, id);
+  await assertAccountsCanMove(ctx, [{ accountId: account.id, field: 'accountId' }]); // hook:25b
   await ctx.db.$transaction(async (tx) => {
     await postJournal(ctx, tx, {
       key: newId('LedgerEntry'),

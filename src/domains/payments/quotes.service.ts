@@ -28,6 +28,7 @@ import type { CreateQuoteBody } from './quotes.schemas.js';
 import { assertDestinationVisible, checkUmaLimits, requestUmaPayment, resolveUmaDestination, type ResolvedDestination } from './quotes.destinations.js';
 import { fundingInstructions, resolveRealtimeSource, saveFundingInstructions, type ResolvedRealtimeSource } from './quotes.funding.js';
 import { feeSplitColumns, type FeeSplitColumns } from './rate-details.js';
+import { beforeMovement, immediateVolume, withinDailyVolume } from './quotes.limits.js'; // hook:25b
 
 const field = (f: string, message: string) => new ValidationError([{ field: f, message }]);
 
@@ -188,11 +189,11 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !umaPayment) {
     // Issue 12: a platform's prefunded immediate payment is written by one statement (money-path.repo.ts).
     const pending = pendingRows(ctx, { quoteId, transactionId, body, pricing, source, dest, expiresAt, common, railReads });
-    const { quote } = await insertStartedPayment(ctx, pending);
+    const { quote } = await withinDailyVolume(ctx, immediateVolume(body, pending.quote), () => insertStartedPayment(ctx, pending)); // hook:25b
     await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
     return quote;
   }
-  const quote = await ctx.db.$transaction(async (tx) => {
+  const quote = await withinDailyVolume(ctx, immediateVolume(body, { sendingCurrency: source.currency, receivingCurrency: dest.currency, totalSendingAmount: pricing.totalSendingAmount }), () => ctx.db.$transaction(async (tx) => { // hook:25b
     await tx.quote.create({
       data: {
         id: quoteId,
@@ -238,7 +239,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     if (sca) afterCommit = await requireQuoteAuthorization(ctx, tx, t);
     else if (body.immediatelyExecute) afterCommit = (await beginExecution(ctx, tx, t, { by: 'EXECUTE', agent: ctx.agent, agentAmount })).afterCommit;
     return { quote: await tx.quote.findUniqueOrThrow({ where: { id: quoteId } }), afterCommit };
-  });
+  }));
   if (quote.afterCommit) await quote.afterCommit();
   return quote.quote;
 }
@@ -376,6 +377,7 @@ export interface ExecutionStart {
  * (an agent's payment already waiting for approval); INVALID_STATE_TRANSITION (a lost race: the caller maps it).
  */
 export async function beginExecution(ctx: Ctx, tx: TenantTx, t: Transaction, trigger: ExecutionTrigger): Promise<ExecutionStart> {
+  await beforeMovement(ctx, t, tx); // hook:25b
   let status: ExecutionStart['status'] = 'PROCESSING';
   if (trigger.by === 'EXECUTE' || trigger.by === 'FUNDING') status = await startExecution(ctx, tx, t, trigger.agent, trigger.agentAmount);
   else if (trigger.by === 'AUTHORIZE') await holdAndProcess(ctx, tx, t, 'authorize');
@@ -414,8 +416,9 @@ export async function executeQuote(ctx: Ctx, id: string): Promise<Quote> {
   if (quote.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${quote.status}; only a PENDING quote can be executed.`, { status: quote.status });
   const agentAmount = ctx.agent ? await toPolicyAmount(ctx, ctx.agent, quote.totalSendingAmount, quote.sendingCurrency) : undefined;
   if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!);
-  if (!sca && !ctx.agent) return executePrefunded(ctx, quote);
-  const outcome = await ctx.db
+  const volume = await beforeMovement(ctx, quote); // hook:25b
+  if (!sca && !ctx.agent) return withinDailyVolume(ctx, volume, () => executePrefunded(ctx, quote)); // hook:25b
+  const outcome = await withinDailyVolume(ctx, volume, () => ctx.db // hook:25b
     .$transaction(async (tx) => {
       const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
       if (t.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${t.status}; only a PENDING quote can be executed.`, { status: t.status });
@@ -427,7 +430,7 @@ export async function executeQuote(ctx: Ctx, id: string): Promise<Quote> {
       // A concurrent execute won the compare-and-set.
       if (err?.code === 'INVALID_STATE_TRANSITION') throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
       throw err;
-    });
+    }));
   await outcome();
   return getQuote(ctx, id);
 }

@@ -5,7 +5,7 @@ import { recordEvent } from '../../platform/outbox.js';
 import { currencyOf } from '../../platform/currencies.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { Customer, Transaction } from '../../generated/prisma/client.js';
-import { systemAccount, postJournal, getInternalAccount } from '../ledger/index.js';
+import { systemAccount, postJournal, getInternalAccount, assertAccountsCanMove } from '../ledger/index.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { assertEndUserTermsAccepted, createKycLink, getActiveCustomer } from '../customers/index.js';
 import { receiveDeposit } from '../funding/index.js';
@@ -169,6 +169,7 @@ export async function transferIn(ctx: Ctx, body: Omit<TransferBody, 'amount'> & 
   const external = await getPayableExternalAccount(ctx, body.source.accountId);
   const internal = await getInternalAccount(ctx, body.destination.accountId);
   await assertEndUserTermsAccepted(ctx, internal.customerId);
+  await assertAccountsCanMove(ctx, [{ accountId: internal.id, field: 'destination.accountId' }]); // hook:25b
   if (external.customerId !== internal.customerId) throw new ValidationError([{ field: 'source.accountId', message: 'The external account belongs to another owner than the internal account.' }]);
   if (external.currency !== internal.currency) throw new ValidationError([{ field: 'destination.accountId', message: `A transfer moves one currency: the source holds ${external.currency}, the destination ${internal.currency}.` }]);
   if (ctx.config.SVC_ENV !== 'sandbox') throw new NotImplementedError('No payment rail of this deployment can pull from an external account; ask the payer to send to the internal account\'s payment instructions.');

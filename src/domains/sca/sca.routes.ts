@@ -7,6 +7,7 @@ import {
 import { confirmFactorEnrollment, deleteFactor, listFactors, startFactorEnrollment } from './factors.service.js';
 import { completeLogin, startLogin } from './login.service.js';
 import { completeReset, getReset, startReset } from './reset.service.js';
+import { securityEventRoutes } from './security-events.routes.js';
 
 /**
  * SCA endpoints (decisions A15, B§6.5). Every /sca route takes query `customerId`; non-SCA customers get 409.
@@ -66,4 +67,6 @@ export async function scaRoutes(app: FastifyInstance) {
     await completeReset(req.ctx, customerId, resetId, parseInput(resetCompleteBody, req.body ?? {}));
     return reply.status(204).send();
   });
+
+  await securityEventRoutes(app);
 }

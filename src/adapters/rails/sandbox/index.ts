@@ -1,6 +1,6 @@
 import type { CallOptions } from '../../common.js';
 import { poolOf, query, type PrismaClient } from '../../../platform/db.js';
-import type { PayoutRequest, PayoutResult, RailAdapter, RefundResult } from '../port.js';
+import type { NetworkFeeEstimate, NetworkFeeRequest, PayoutRequest, PayoutResult, RailAdapter, RefundResult } from '../port.js';
 
 /**
  * Deterministic sandbox rail (decision A9). The outcome is chosen by the destination identifier's
@@ -46,6 +46,33 @@ export const RAIL_DELAYS_MS: Record<string, number> = {
   ACH: 8000, WIRE: 4000, SEPA: 4000, SWIFT: 10000, BANK_TRANSFER: 4000, MOBILE_MONEY: 2000, NEFT: 4000, RTGS: 2000,
   PAYNOW: 500, FAST: 500, PESONET: 4000, INTERNAL: 0, CRYPTO: 2000, LIGHTNING: 200,
 };
+
+/**
+ * The sandbox chain's fees (issue 25), fixed so estimates are deterministic: per network, the fee in its native asset's
+ * smallest unit and the same fee in micro-units of a 6-decimal stablecoin. Bitcoin-family networks charge in sats, so
+ * a BTC withdrawal's fee in its own currency is the sats themselves; Lightning routes at 0.1% (at least 1 sat).
+ */
+export const SANDBOX_NETWORK_FEES: Record<string, { asset: string; native: bigint; stable: bigint }> = {
+  SOLANA: { asset: 'SOL', native: 5_000n, stable: 750n },
+  ETHEREUM: { asset: 'ETH', native: 420_000_000_000_000n, stable: 1_260_000n },
+  BASE: { asset: 'ETH', native: 2_100_000_000_000n, stable: 6_300n },
+  POLYGON: { asset: 'POL', native: 6_300_000_000_000_000n, stable: 3_000n },
+  TRON: { asset: 'TRX', native: 1_100_000n, stable: 300_000n },
+  PLASMA: { asset: 'XPL', native: 0n, stable: 0n },
+  SPARK: { asset: 'BTC', native: 0n, stable: 0n },
+  BITCOIN: { asset: 'BTC', native: 1_500n, stable: 1_500n },
+};
+
+export function sandboxNetworkFee(req: NetworkFeeRequest): NetworkFeeEstimate {
+  if (req.network === 'LIGHTNING') {
+    const sats = req.amount / 1000n > 1n ? req.amount / 1000n : 1n;
+    return { networkFee: sats, networkFeeAsset: 'BTC', networkFeeInCurrency: sats };
+  }
+  const fee = SANDBOX_NETWORK_FEES[req.network];
+  if (!fee) return { networkFee: 0n, networkFeeAsset: req.currency, networkFeeInCurrency: 0n };
+  const inCurrency = req.currency === 'BTC' ? (fee.asset === 'BTC' ? fee.native : 0n) : fee.stable;
+  return { networkFee: fee.native, networkFeeAsset: fee.asset, networkFeeInCurrency: inCurrency };
+}
 
 interface Stored {
   reference: string;
@@ -109,6 +136,7 @@ export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
     id: 'sandbox',
     rails: Object.keys(RAIL_DELAYS_MS),
     expectedSettlementMs: Object.fromEntries(Object.keys(RAIL_DELAYS_MS).map((rail) => [rail, delayOf(rail)])),
+    estimateNetworkFee: async (req: NetworkFeeRequest) => sandboxNetworkFee(req),
     async submitPayout(req: PayoutRequest, callOpts?: CallOptions) {
       // An aborted call sends nothing: the service repeats it with the same key.
       callOpts?.signal?.throwIfAborted();
