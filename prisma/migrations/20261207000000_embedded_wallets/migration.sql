@@ -98,3 +98,9 @@ CREATE TABLE "sandbox_custody_secrets" (
   "revoked_at" TIMESTAMPTZ(3),
   "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT now()
 );
+
+CREATE TABLE "embedded_wallet_configs" (
+  "platform_id" TEXT PRIMARY KEY,
+  "config" JSONB NOT NULL,
+  "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT now()
+);

@@ -1,4 +1,5 @@
 import type { AgentActor, Ctx } from '../../deps.js';
+import { walletExecutionInstructions } from '../wallet/index.js'; // hook:28
 import { poolOf, type TenantTx } from '../../platform/db.js';
 import { rowById } from '../../platform/raw-rows.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
@@ -156,6 +157,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   // The receiver holds its terms only so long: the quote cannot outlive them.
   if (umaPayment && new Date(umaPayment.termsExpireAt) < expiresAt) expiresAt = new Date(umaPayment.termsExpireAt);
   const instructions = source.realtime ? fundingInstructions(ctx, source.realtime, quoteId, pricing.totalSendingAmount, now, expiresAt) : [];
+  const walletInstructions = await walletExecutionInstructions(ctx, source, { quoteId, amount: pricing.totalSendingAmount, currency: source.currency, immediatelyExecute: body.immediatelyExecute }); // hook:28
   const sourceJson = source.realtime
     ? { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}), ...(body.source.sourceType === 'REALTIME_FUNDING' && body.source.cryptoNetwork ? { cryptoNetwork: body.source.cryptoNetwork.toUpperCase() } : {}) }
     : { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}) };
@@ -175,7 +177,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     purposeOfPayment: body.purposeOfPayment ?? null,
     agentId: ctx.agent?.agentId ?? null,
     // REF's paymentInstructions and rateDetails (the fee split's columns), on the quote and its transaction alike (issue 13).
-    paymentInstructions: instructions.map((i) => i.wire) as any,
+    paymentInstructions: [...instructions.map((i) => i.wire), ...walletInstructions] as any, // hook:28
     createdAt: now,
     updatedAt: now,
   }, feeSplitColumns(pricing, source.currency, dest.currency, umaPayment?.multiplier));

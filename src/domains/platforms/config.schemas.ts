@@ -35,5 +35,7 @@ export const patchConfigBody = z.object({
   /** Cards (decision A13): live-card maximum and the one-card-per-cardholder rule. */
   maxLiveCards: z.number().int().min(0).max(10_000_000).optional(),
   oneCardPerCardholder: z.boolean().optional(),
+  /** REF's Global Accounts branding (issue 28); checked field by field by the wallet domain. */
+  embeddedWalletConfig: z.record(z.string(), z.unknown()).nullable().optional(), // hook:28
 });
 export type PatchConfigBody = z.infer<typeof patchConfigBody>;

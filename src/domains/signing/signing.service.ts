@@ -178,3 +178,13 @@ export function signingCredentialResource(c: SigningCredential) {
   return { id: c.id, customerId: c.customerId, publicKey: c.publicKey, createdAt: c.createdAt.toISOString() };
 }
 
+
+/** The stamp of a header as the custody port takes it (the sandbox literal as 'SANDBOX'); 401 MALFORMED otherwise. */
+export function parseWalletStamp(header: string, sandbox: boolean): { publicKey: string; signature: Buffer } | 'SANDBOX' {
+  try {
+    const s = parseStamp(header, sandbox);
+    return s.kind === 'SANDBOX' ? 'SANDBOX' : { publicKey: s.publicKey, signature: s.signature };
+  } catch {
+    throw unauthorized('WALLET_SIGNATURE_MALFORMED', 'The wallet signature header is not a valid stamp.');
+  }
+}
