@@ -104,3 +104,10 @@ CREATE TABLE "embedded_wallet_configs" (
   "config" JSONB NOT NULL,
   "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT now()
 );
+
+-- A customer's EMBEDDED_WALLET account sits beside its ordinary account of the same currency (USDB):
+-- its owner key is "<customer id>:EMBEDDED_WALLET" (src/domains/wallet/wallet.model.ts walletOwnerKey).
+ALTER TABLE "internal_accounts" DROP CONSTRAINT "internal_accounts_check";
+ALTER TABLE "internal_accounts" ADD CONSTRAINT "internal_accounts_check" CHECK (
+  ("customer_id" IS NULL AND "owner_key" = 'PLATFORM') OR "owner_key" = "customer_id"
+  OR ("type" = 'EMBEDDED_WALLET' AND "owner_key" = "customer_id" || ':EMBEDDED_WALLET'));

@@ -33,7 +33,7 @@ export async function walletRoutes(app: FastifyInstance) {
     }, body.type);
   });
 
-  app.get('/auth/credentials', async (req) => {
+  app.get('/auth/credentials', { config: { query: accountQuery } }, async (req) => {
     const { accountId } = parseInput(accountQuery, req.query);
     return { data: (await listCredentials(req.ctx, accountId)).map(authMethodResource) };
   });
@@ -62,7 +62,7 @@ export async function walletRoutes(app: FastifyInstance) {
     return authSessionResource(r.credential, r.session);
   });
 
-  app.get('/auth/sessions', async (req) => {
+  app.get('/auth/sessions', { config: { query: accountQuery } }, async (req) => {
     const { accountId } = parseInput(accountQuery, req.query);
     return { data: (await listSessions(req.ctx, accountId)).map(sessionListItem) };
   });
@@ -91,7 +91,7 @@ export async function walletRoutes(app: FastifyInstance) {
     });
   });
 
-  app.get('/auth/delegated-keys', async (req) => ({ data: (await listDelegatedKeys(req.ctx, parseInput(delegatedKeysQuery, req.query))).map(delegatedKeyResource) }));
+  app.get('/auth/delegated-keys', { config: { query: delegatedKeysQuery } }, async (req) => ({ data: (await listDelegatedKeys(req.ctx, parseInput(delegatedKeysQuery, req.query))).map(delegatedKeyResource) }));
 
   app.get('/auth/delegated-keys/:id', async (req) => delegatedKeyResource(await getDelegatedKey(req.ctx, parseInput(idParams, req.params).id)));
 
