@@ -8,7 +8,7 @@ import { verifyCredential } from './verify.service.js';
 import { exportWallet, setWalletPrivacy } from './wallet.service.js';
 import {
   accountQuery, authMethodResource, authSessionResource, challengeBody, createCredentialBody, delegatedKeyBody, delegatedKeyResource,
-  delegatedKeysQuery, exportBody, idParams, privacyBody, refreshBody, sessionListItem, verifyCredentialBody,
+  accountParams, delegatedKeysQuery, exportBody, idParams, privacyBody, refreshBody, sessionListItem, verifyCredentialBody,
 } from './wallet.schemas.js';
 
 type Outcome<T> = { kind: 'CHALLENGE'; challenge: SignedRequestChallenge } | { kind: 'DONE'; result: T };
@@ -100,14 +100,14 @@ export async function walletRoutes(app: FastifyInstance) {
     return answer(reply, o, delegatedKeyResource);
   });
 
-  app.patch('/internal-accounts/:id', async (req, reply) => {
-    const { id } = parseInput(idParams, req.params);
+  app.patch('/internal-accounts/:accountId', async (req, reply) => {
+    const { accountId: id } = parseInput(accountParams, req.params);
     const o = await setWalletPrivacy(req.ctx, id, parseInput(privacyBody, req.body ?? {}), signatureHeadersOf(req.headers));
     return answer(reply, o, (r) => r);
   });
 
-  app.post('/internal-accounts/:id/export', async (req, reply) => {
-    const { id } = parseInput(idParams, req.params);
+  app.post('/internal-accounts/:accountId/export', async (req, reply) => {
+    const { accountId: id } = parseInput(accountParams, req.params);
     const o = await exportWallet(req.ctx, id, parseInput(exportBody, req.body ?? {}), signatureHeadersOf(req.headers));
     return answer(reply, o, (r) => r);
   });

@@ -35,6 +35,7 @@ export const delegatedKeyBody = z.strictObject({ cardId: id, internalAccountId: 
 export const accountQuery = z.object({ accountId: id });
 export const delegatedKeysQuery = z.object({ accountId: id.optional(), fundingSourceId: id.optional(), cardId: id.optional() });
 export const idParams = z.object({ id });
+export const accountParams = z.object({ accountId: id });
 
 export const embeddedWalletConfigInput = z.strictObject({
   appName: z.string().min(1).max(100).optional(),
