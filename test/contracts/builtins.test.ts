@@ -24,6 +24,9 @@ import { describeStorageContract } from './storage.contract.js';
 import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
 import { describeBankLinkContract } from './bank-link.contract.js';
 import { createSandboxBankLink, sandboxPublicToken } from '../../src/adapters/bank-link/sandbox/index.js';
+import { describeCustodyContract } from './custody.contract.js';
+import { createSandboxCustody } from '../../src/adapters/custody/sandbox/index.js';
+import { sealingKeyOf } from '../../src/adapters/custody/sealing.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -72,3 +75,24 @@ describeBankLinkContract('sandbox', async () => ({
   adapter: createSandboxBankLink({ now: () => new Date(), linkPageUrl: (t) => `http://localhost:3000/2025-10-13/sandbox/plaid/link/${t}` }),
   completeLink: async (linkToken) => ({ publicToken: sandboxPublicToken(linkToken, 'sandbox-checking'), accountId: 'sandbox-checking' }),
 }));
+
+describeCustodyContract('sandbox', async () => {
+  // The sandbox custody keeps its sealed keys in Postgres: a database of this file's own, cloned from the template.
+  const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_cust${process.pid}`;
+  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
+  await admin.end();
+  const db = createPrisma(withDatabase(inject('databaseUrl'), dbName), 2);
+  return {
+    adapter: createSandboxCustody({ prisma: db, sealingKey: sealingKeyOf(undefined, true), now: () => new Date() }),
+    platformId: 'Platform:contract',
+    async close() {
+      await db.$disconnect();
+      const drop = new pg.Client({ connectionString: inject('databaseUrl') });
+      await drop.connect();
+      await drop.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+      await drop.end();
+    },
+  };
+});
