@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireWalletStamp } from '../wallet/index.js'; // hook:28
 import { signatureHeadersOf } from '../signing/index.js'; // hook:28
 import { parseInput } from '../../platform/http/validate.js';
 import { quoteIdParams } from './quotes.schemas.js';
@@ -32,8 +31,7 @@ export async function quoteRoutes(app: FastifyInstance) {
 
   app.post('/quotes/:quoteId/execute', { config: { idempotent: replayQuote(200), agent: 'EXECUTE_QUOTE' } }, async (req) => {
     const { quoteId } = parseInput(quoteIdParams, req.params);
-    await requireWalletStamp(req.ctx, quoteId, signatureHeadersOf(req.headers)); // hook:28
-    const quote = await executeQuote(req.ctx, quoteId);
+    const quote = await executeQuote(req.ctx, quoteId, signatureHeadersOf(req.headers)); // hook:28
     return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
   });
 

@@ -1,5 +1,6 @@
 import type { AgentActor, Ctx } from '../../deps.js';
-import { walletExecutionInstructions } from '../wallet/index.js'; // hook:28
+import { requireWalletStamp, walletExecutionInstructions } from '../wallet/index.js'; // hook:28
+import type { SignatureHeaders } from '../signing/index.js'; // hook:28
 import { poolOf, type TenantTx } from '../../platform/db.js';
 import { rowById } from '../../platform/raw-rows.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
@@ -393,8 +394,9 @@ export async function getQuote(ctx: Ctx, id: string): Promise<Quote> {
  * Errors: 404 QUOTE_NOT_FOUND; 409 QUOTE_EXPIRED, QUOTE_NOT_PENDING, QUOTE_NOT_EXECUTABLE; 400 INSUFFICIENT_FUNDS,
  * TRANSACTION_SIZE_LIMIT_EXCEEDED; 403 VELOCITY_LIMIT_EXCEEDED.
  */
-export async function executeQuote(ctx: Ctx, id: string): Promise<Quote> {
+export async function executeQuote(ctx: Ctx, id: string, walletSignature: SignatureHeaders = {}): Promise<Quote> {
   const quote = await getQuote(ctx, id);
+  await requireWalletStamp(ctx, quote, walletSignature); // hook:28 — an EMBEDDED_WALLET source's stamp, before any money moves
   if (quote.funding === 'REALTIME') {
     throw new ConflictError('QUOTE_NOT_EXECUTABLE', 'A real-time funded quote executes when its exact deposit arrives; it cannot be executed by a call.');
   }

@@ -38,12 +38,16 @@ export async function walletExecutionInstructions(
  * and the challenge consumed so a replay moves nothing. `Request-Id` is optional here (REF): the quote
  * names its challenge. No-op for other sources.
  */
-export async function requireWalletStamp(ctx: Ctx, quoteId: string, headers: SignatureHeaders): Promise<void> {
-  const quote = await ctx.db.quote.findUnique({ where: { id: quoteId }, select: { sourceAccountId: true, customerId: true, totalSendingAmount: true, sendingCurrency: true } });
-  if (!quote?.sourceAccountId) return;
-  const account = await ctx.db.internalAccount.findUnique({ where: { id: quote.sourceAccountId }, select: { id: true, type: true } });
-  if (account?.type !== EMBEDDED_WALLET || !quote.customerId) return;
-  const challenge = await ctx.db.signedRequest.findFirst({ where: { resourceId: quoteId, action: EXECUTE }, orderBy: { createdAt: 'desc' } });
+/** True for a quote whose instructions carry an embedded wallet's payloadToSign (no I/O: the quote row says it). */
+export function isWalletQuote(quote: { paymentInstructions: unknown }): boolean {
+  return Array.isArray(quote.paymentInstructions) && quote.paymentInstructions.some((i: any) => i?.accountOrWalletInfo?.accountType === EMBEDDED_WALLET);
+}
+
+export async function requireWalletStamp(ctx: Ctx, quote: { id: string; sourceAccountId: string | null; customerId: string | null; totalSendingAmount: bigint; sendingCurrency: string; paymentInstructions: unknown }, headers: SignatureHeaders): Promise<void> {
+  if (!isWalletQuote(quote) || !quote.sourceAccountId || !quote.customerId) return;
+  const quoteId = quote.id;
+  const account = { id: quote.sourceAccountId };
+  const challenge = await ctx.db.signedRequest.findFirst({ where: { resourceId: quoteId, action: EXECUTE }, orderBy: { createdAt: 'desc' }, select: { id: true } });
   const requestId = headers.requestId ?? challenge?.id;
   const target = { customerId: quote.customerId, resourceId: quoteId, action: EXECUTE, body: {}, signers: walletSigners(ctx, account.id) };
   const verified = await verifySignedRetry(ctx, target, { ...headers, ...(requestId ? { requestId } : {}) });
