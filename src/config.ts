@@ -416,7 +416,28 @@ export const envSchema = z.object({
 
   // end:27
   // anchor:28 (Issue 28 — Global Accounts (embedded wallets))
-
+  /** Wallet-custody provider of EMBEDDED_WALLET accounts (docs/adapters.md "Wallet custody"): sandbox (keys sealed in Postgres) or http. */
+  WALLET_CUSTODY: z.enum(['sandbox', 'http']).default('sandbox'),
+  /** Sandbox custody's sealing key (32 bytes, base64); falls back to EXTERNAL_ACCOUNT_ENCRYPTION_KEY, then (sandbox only) a fixed test key. */
+  WALLET_SEALING_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'must be 32 bytes, base64').optional(),
+  /** REF: a session signing key lives 15 minutes by default. */
+  WALLET_SESSION_TTL_SECONDS: int(900, 30),
+  /** An OTP code or passkey challenge lives this long (embeddedWalletConfig.expirationSeconds overrides per platform). */
+  WALLET_OTP_TTL_SECONDS: int(300, 30),
+  /** Wrong codes (or assertions) on one credential within the window before 429 RATE_LIMITED. */
+  WALLET_VERIFY_MAX_ATTEMPTS: int(5, 1),
+  /** New OTPs / passkey challenges per credential within the window before 429 RATE_LIMITED. */
+  WALLET_CHALLENGE_MAX: int(5, 1),
+  WALLET_RATE_WINDOW_SECONDS: int(600, 10),
+  /** Accepted OIDC issuers, `issuer=jwksUrl` separated by commas (Google and Apple by default). */
+  WALLET_OIDC_ISSUERS: z.string().default('https://accounts.google.com=https://www.googleapis.com/oauth2/v3/certs,https://appleid.apple.com=https://appleid.apple.com/auth/keys'),
+  /** Accepted `aud` values, comma-separated; empty: any non-empty audience (REF's rule), pinned per credential. */
+  WALLET_OIDC_AUDIENCES: z.string().default(''),
+  /** REF: an ID token's `iat` at most 60 s old, 5 s of skew. */
+  WALLET_OIDC_MAX_AGE_SECONDS: int(60, 1),
+  /** WebAuthn relying party: the id (a domain) and the accepted origins (comma-separated). */
+  WEBAUTHN_RP_ID: z.string().min(1).default('localhost'),
+  WEBAUTHN_ORIGINS: z.string().min(1).default('http://localhost:3000'),
   // end:28
   // anchor:26 (Issue 26 — stablecoin issuance and pay-in coordinates)
   /** The stablecoin issuer (docs/adapters.md "Stablecoin issuer"): sandbox (default with SVC_ENV=sandbox), http-issuer, none, or a module path. */

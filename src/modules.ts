@@ -1,11 +1,11 @@
 import type { DomainModule } from './platform/module.js';
-import { platformsModule } from './domains/platforms/index.js';
+import { bindWalletConfig, platformsModule } from './domains/platforms/index.js';
 import { webhooksModule } from './domains/webhooks/index.js';
 import { ledgerModule } from './domains/ledger/index.js';
 import { feesModule } from './domains/fees/index.js';
 import { externalAccountsModule } from './domains/external-accounts/index.js';
 import { bindUmaDestinations, quotesModule, transactionsModule } from './domains/payments/index.js';
-import { customersModule } from './domains/customers/index.js';
+import { bindCustomerCreated, customersModule } from './domains/customers/index.js';
 import { documentsModule } from './domains/documents/index.js';
 import { verificationModule } from './domains/verification/index.js';
 import { umaDestinations, umaModule } from './domains/uma/index.js';
@@ -25,9 +25,10 @@ import { plaidModule } from './domains/plaid/index.js';
 import { retentionModule } from './platform/retention.js';
 import { vaspsModule } from './domains/vasps/index.js';
 import { withdrawalsModule } from './domains/withdrawals/index.js';
+import { provisionEmbeddedWallet, setEmbeddedWalletConfigFromPatch, walletModule } from './domains/wallet/index.js';
 
 /** Every capability of the service, in registration order. */
-export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule, vaspsModule, withdrawalsModule];
+export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule, vaspsModule, withdrawalsModule, walletModule];
 // Issue 30: the retention job (bounded batches over tables that only grow).
 MODULES.push(retentionModule);
 
@@ -36,5 +37,8 @@ MODULES.push(retentionModule);
  * addresses need the uma domain, which sits above payments.
  */
 bindUmaDestinations(umaDestinations);
+// Issue 28: a customer of a Global Accounts platform gets an EMBEDDED_WALLET account (the wallet domain sits above customers).
+bindCustomerCreated(provisionEmbeddedWallet);
+bindWalletConfig(setEmbeddedWalletConfigFromPatch);
 
 export const ALL_QUEUES: string[] = MODULES.flatMap((m) => m.queues ?? []);

@@ -9,6 +9,11 @@ export type ResourceType =
   | 'Customer'
   | 'ExternalAccount'
   | 'InternalAccount'
+  // Embedded wallets (issue 28): REF's AuthMethod, AuthSession and DelegatedKey ids, and OTP/passkey challenges.
+  | 'AuthMethod'
+  | 'AuthSession'
+  | 'DelegatedKey'
+  | 'AuthChallenge'
   | 'Quote'
   | 'Transaction'
   | 'Card'

@@ -1,7 +1,7 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { camelCase, snakeCase } from './column-names.js';
 import type {
-  BankLink, BeneficialOwner, Stablecoin, StablecoinOperation, StablecoinProviderAccount, BulkCustomerImport, Card, CardTransaction, Customer, ExternalAccount, ExternalAccountChallenge, InternalAccount, Platform, Quote,
+  BankLink, BeneficialOwner, DelegatedKey, Stablecoin, StablecoinOperation, StablecoinProviderAccount, BulkCustomerImport, Card, CardTransaction, Customer, ExternalAccount, ExternalAccountChallenge, InternalAccount, Platform, Quote,
   ScaChallenge, ScaFactor, ScaFactorReset, Transaction, UmaInvitation, Verification, WebhookEvent,
 } from '../generated/prisma/client.js';
 import type { Clock } from './clock.js';
@@ -103,6 +103,7 @@ interface StatusTables {
   sca_factor_resets: { row: ScaFactorReset; column: 'status' };
   sca_challenges: { row: ScaChallenge; column: 'status' };
   sca_factors: { row: ScaFactor; column: 'status' };
+  delegated_keys: { row: DelegatedKey; column: 'status' };
   platforms: { row: Platform; column: 'stablecoin_enablement_status' };
   uma_invitations: { row: UmaInvitation; column: 'status' };
   bank_links: { row: BankLink; column: 'status' };
@@ -131,6 +132,7 @@ const STATUS_TABLES: { readonly [T in StatusTable]: { readonly columns: readonly
   sca_factor_resets: { columns: ['status'], touch: true, scope: 'platform_id' },
   sca_challenges: { columns: ['status'], touch: false, scope: 'platform_id' },
   sca_factors: { columns: ['status'], touch: false, scope: 'platform_id' },
+  delegated_keys: { columns: ['status'], touch: true, scope: 'platform_id' },
   // The platform row is its own tenant: its id is the platform id.
   platforms: { columns: ['stablecoin_enablement_status'], touch: false, scope: 'id' },
   uma_invitations: { columns: ['status'], touch: true, scope: 'platform_id' },

@@ -285,3 +285,24 @@ describe('signing credentials', () => {
 });
 
 
+
+describe("REF's Grid-Wallet-Signature header (issue 25) on the card PATCH signed retry", () => {
+  it('a stamp in Grid-Wallet-Signature applies the change; a 401 names the failed check in details.reason', async () => {
+    const g = await aCardIn('ACTIVE');
+    const c = (await patch(g.card.id, { state: 'FROZEN' })).json();
+    const stranger = newSigningKey();
+    const refused = await patch(g.card.id, { state: 'FROZEN' }, { 'grid-wallet-signature': stamp(stranger, c.payloadToSign), 'request-id': c.requestId });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toMatchObject({ code: 'WALLET_SIGNATURE_INVALID', details: { reason: 'SIGNER_NOT_AUTHORIZED' } });
+    const res = await patch(g.card.id, { state: 'FROZEN' }, { 'grid-wallet-signature': stamp(g.key, c.payloadToSign), 'request-id': c.requestId });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().state).toBe('FROZEN');
+  });
+
+  it('Grid-Wallet-Signature: sandbox-valid-signature passes in the sandbox, as REF', async () => {
+    const g = await aCardIn('ACTIVE');
+    const c = (await patch(g.card.id, { state: 'FROZEN' })).json();
+    const res = await patch(g.card.id, { state: 'FROZEN' }, { 'grid-wallet-signature': 'sandbox-valid-signature', 'request-id': c.requestId });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+});

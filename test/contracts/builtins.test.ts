@@ -32,6 +32,9 @@ import { describeUmaContract } from './uma.contract.js';
 import { describeDepositsContract } from './deposits.contract.js';
 import { createSandboxCardIssuer, SANDBOX_PROCESSOR_SIGNATURE, signSandboxMessage } from '../../src/adapters/card-issuer/sandbox/index.js';
 import { cardIssuerContext, describeCardIssuerContract } from './card-issuer.contract.js';
+import { describeCustodyContract } from './custody.contract.js';
+import { createSandboxCustody } from '../../src/adapters/custody/sandbox/index.js';
+import { sealingKeyOf } from '../../src/adapters/custody/sealing.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -103,5 +106,25 @@ describeCardIssuerContract('sandbox', async () => {
     rejects: 'card-002',
     push: (m) => adapter.simulate(m),
     pushForged: (m) => adapter.handleWebhook!({ headers: { [SANDBOX_PROCESSOR_SIGNATURE]: signSandboxMessage('another-secret', body(m)) }, rawBody: Buffer.from(body(m)) }),
+  };
+});
+describeCustodyContract('sandbox', async () => {
+  // The sandbox custody keeps its sealed keys in Postgres: a database of this file's own, cloned from the template.
+  const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_cust${process.pid}`;
+  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
+  await admin.end();
+  const db = createPrisma(withDatabase(inject('databaseUrl'), dbName), 2);
+  return {
+    adapter: createSandboxCustody({ prisma: db, sealingKey: sealingKeyOf(undefined, true), now: () => new Date() }),
+    platformId: 'Platform:contract',
+    async close() {
+      await db.$disconnect();
+      const drop = new pg.Client({ connectionString: inject('databaseUrl') });
+      await drop.connect();
+      await drop.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+      await drop.end();
+    },
   };
 });

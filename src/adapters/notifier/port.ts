@@ -14,6 +14,11 @@ export interface ContactCodeMessage {
   to: string;
   code: string;
   expiresAt: Date;
+  /**
+   * Embedded-wallet OTPs (issue 28): the platform's `embeddedWalletConfig` (appName, sender, reply-to,
+   * logo) to brand the message with. Absent for contact verification.
+   */
+  brand?: { appName?: string; sendFromEmailAddress?: string; sendFromEmailSenderName?: string; replyToEmailAddress?: string; logoUrl?: string };
 }
 
 /**

@@ -213,7 +213,18 @@ export async function createCustomer(ctx: Ctx, raw: unknown): Promise<CustomerVi
     if (err instanceof DomainError) throw err;
     mapUniqueViolation(err);
   }
+  await customerCreatedHook?.(ctx, { id, email: data.email ?? null }, platform.currencies.map((c) => c.currencyCode)); // hook:28
   return getCustomer(ctx, id);
+}
+
+/**
+ * Issue 28: bound once per process (src/modules.ts) to the wallet domain's provisioning, which sits
+ * above customers (a customer of a Global Accounts platform gets an EMBEDDED_WALLET account).
+ */
+type CustomerCreatedHook = (ctx: Ctx, customer: { id: string; email: string | null }, platformCurrencies: string[]) => Promise<void>;
+let customerCreatedHook: CustomerCreatedHook | undefined;
+export function bindCustomerCreated(hook: CustomerCreatedHook): void {
+  customerCreatedHook = hook;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { signatureHeadersOf } from '../signing/index.js'; // hook:28
 import { parseInput } from '../../platform/http/validate.js';
 import { quoteIdParams } from './quotes.schemas.js';
 import { authorizeQuote, executeQuote, getQuote } from './quotes.service.js';
@@ -32,7 +33,7 @@ export async function quoteRoutes(app: FastifyInstance) {
   app.post('/quotes/:quoteId/execute', { config: { idempotent: replayQuote(200), agent: 'EXECUTE_QUOTE' } }, async (req) => {
     const { quoteId } = parseInput(quoteIdParams, req.params);
     assertScaFactorServed(parseInput(executeQuoteBody, req.body ?? {}).scaFactor);
-    const quote = await executeQuote(req.ctx, quoteId);
+    const quote = await executeQuote(req.ctx, quoteId, signatureHeadersOf(req.headers)); // hook:28
     return quoteResource(quote, await quoteScaChallenge(req.ctx, quote));
   });
 

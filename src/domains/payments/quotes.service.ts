@@ -1,4 +1,6 @@
 import type { AgentActor, Ctx } from '../../deps.js';
+import { requireWalletStamp, walletExecutionInstructions } from '../wallet/index.js'; // hook:28
+import type { SignatureHeaders } from '../signing/index.js'; // hook:28
 import { poolOf, type TenantTx } from '../../platform/db.js';
 import { rowById } from '../../platform/raw-rows.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
@@ -163,6 +165,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   // The receiver holds its terms only so long: the quote cannot outlive them.
   if (umaPayment && new Date(umaPayment.termsExpireAt) < expiresAt) expiresAt = new Date(umaPayment.termsExpireAt);
   const instructions = source.realtime ? fundingInstructions(ctx, source.realtime, quoteId, pricing.totalSendingAmount, now, expiresAt) : [];
+  const walletInstructions = await walletExecutionInstructions(ctx, source, { quoteId, amount: pricing.totalSendingAmount, currency: source.currency, immediatelyExecute: body.immediatelyExecute }); // hook:28
   const sourceJson = source.realtime
     ? { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}), ...(body.source.sourceType === 'REALTIME_FUNDING' && body.source.cryptoNetwork ? { cryptoNetwork: body.source.cryptoNetwork.toUpperCase() } : {}) }
     : { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}) };
@@ -182,7 +185,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     purposeOfPayment: body.purposeOfPayment ?? null,
     agentId: ctx.agent?.agentId ?? null,
     // REF's paymentInstructions and rateDetails (the fee split's columns), on the quote and its transaction alike (issue 13).
-    paymentInstructions: instructions.map((i) => i.wire) as any,
+    paymentInstructions: [...instructions.map((i) => i.wire), ...walletInstructions] as any, // hook:28
     createdAt: now,
     updatedAt: now,
   }, feeSplitColumns(pricing, source.currency, dest.currency, umaPayment?.multiplier));
@@ -402,8 +405,9 @@ export async function getQuote(ctx: Ctx, id: string): Promise<Quote> {
  * Errors: 404 QUOTE_NOT_FOUND; 409 QUOTE_EXPIRED, QUOTE_NOT_PENDING, QUOTE_NOT_EXECUTABLE; 400 INSUFFICIENT_FUNDS,
  * TRANSACTION_SIZE_LIMIT_EXCEEDED; 403 VELOCITY_LIMIT_EXCEEDED.
  */
-export async function executeQuote(ctx: Ctx, id: string): Promise<Quote> {
+export async function executeQuote(ctx: Ctx, id: string, walletSignature: SignatureHeaders = {}): Promise<Quote> {
   const quote = await getQuote(ctx, id);
+  await requireWalletStamp(ctx, quote, walletSignature); // hook:28 — an EMBEDDED_WALLET source's stamp, before any money moves
   if (quote.funding === 'REALTIME') {
     throw new ConflictError('QUOTE_NOT_EXECUTABLE', 'A real-time funded quote executes when its exact deposit arrives; it cannot be executed by a call.');
   }

@@ -40,5 +40,7 @@ export const patchConfigBody = z.object({
    * END_USER_TERMS_NOT_ACCEPTED); null returns to the deployment's END_USER_TERMS_ENFORCEMENT.
    */
   endUserTermsRequired: z.boolean().nullable().optional(),
+  /** REF's Global Accounts branding (issue 28); checked field by field by the wallet domain. */
+  embeddedWalletConfig: z.record(z.string(), z.unknown()).nullable().optional(), // hook:28
 });
 export type PatchConfigBody = z.infer<typeof patchConfigBody>;

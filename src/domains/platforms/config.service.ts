@@ -114,7 +114,14 @@ export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<Plat
     }
   });
   await invalidatePlatformSettings(ctx);
+  if (body.embeddedWalletConfig !== undefined) await walletConfigHook?.(ctx, body.embeddedWalletConfig); // hook:28
   return getConfig(ctx);
+}
+
+/** Issue 28: bound in src/modules.ts to the wallet domain's embeddedWalletConfig setter (which sits above platforms). */
+let walletConfigHook: ((ctx: Ctx, config: Record<string, unknown> | null) => Promise<void>) | undefined;
+export function bindWalletConfig(hook: (ctx: Ctx, config: Record<string, unknown> | null) => Promise<void>): void {
+  walletConfigHook = hook;
 }
 
 export function providerRequiredCustomerFields(currencyCode: string): string[] | undefined {

@@ -2,6 +2,7 @@ import type { DomainModule } from '../../platform/module.js';
 import { configRoutes } from './config.routes.js';
 
 export { getConfig, invalidatePlatformSettings, type PlatformConfigView } from './config.service.js';
+export { bindWalletConfig } from './config.service.js'; // hook:28
 export { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from './currency-config.js';
 
 export const platformsModule: DomainModule = {

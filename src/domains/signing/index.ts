@@ -8,6 +8,6 @@ export const signingModule: DomainModule = {
 };
 
 export {
-  consumeSignedChallenge, hasSignatureHeaders, issueSignedChallenge, signatureHeadersOf, verifySignedRetry,
-  type SignatureHeaders, type SignedRequestChallenge, type SignedTarget,
+  consumeSignedChallenge, hasSignatureHeaders, parseWalletStamp, issueSignedChallenge, signatureHeadersOf, verifySignedRetry,
+  type SignatureHeaders, type SignedRequestChallenge, type SignedTarget, type SignerSource,
 } from './signing.service.js';

@@ -86,8 +86,9 @@ export const credentialSetHashOf = (publicKeys: readonly string[]) => sha256Hex(
  * The text the client signs byte for byte. It names the request, the resource and action, the body
  * hash and the expiry, so a signature cannot be moved to another request, resource or body.
  */
-export function payloadToSign(p: { requestId: string; customerId: string; action: string; resourceId: string; bodyHash: string; expiresAt: Date }): string {
+export function payloadToSign(p: { requestId: string; customerId: string; action: string; resourceId: string; bodyHash: string; expiresAt: Date; extra?: Record<string, string> }): string {
   return JSON.stringify({
+    ...p.extra,
     requestId: p.requestId,
     customerId: p.customerId,
     action: p.action,

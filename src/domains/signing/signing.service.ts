@@ -1,7 +1,7 @@
 import type { Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { isUniqueViolation } from '../../platform/db.js';
-import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../../platform/errors.js';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { SigningCredential } from '../../generated/prisma/client.js';
 import { getActiveCustomer } from '../customers/index.js';
@@ -53,6 +53,22 @@ export interface SignedTarget {
   /** e.g. `PATCH /cards/{id}`: a challenge of one action never authorises another. */
   action: string;
   body: unknown;
+  /** Who may sign; default: the customer's registered signing credentials (decision A14). */
+  signers?: SignerSource;
+  /** More fields of payloadToSign (e.g. an OTP login's `verificationToken`). */
+  payloadExtra?: Record<string, string>;
+}
+
+/**
+ * Where the keys allowed to sign a target come from (issue 28): the customer's signing credentials
+ * (card PATCH), the live sessions of an embedded wallet, or the one key an OTP login bound. `setHash`
+ * names the credential set the challenge commits to; when it differs at retry the change is refused
+ * with `setChangedStatus`/`setChangedCode` (409 EMAIL_OTP_CREDENTIAL_SET_CHANGED for wallets).
+ */
+export interface SignerSource {
+  setHash(): Promise<string>;
+  allows(publicKey: string): Promise<boolean>;
+  setChangedCode?: string;
 }
 
 export interface SignedRequestChallenge {
@@ -69,13 +85,16 @@ export interface SignatureHeaders {
 
 export const hasSignatureHeaders = (h: SignatureHeaders) => h.signature !== undefined || h.requestId !== undefined;
 
-/** Reads `Svc-Wallet-Signature` and `Request-Id` (empty values count as absent). */
+/**
+ * Reads the stamp from REF's `Grid-Wallet-Signature` or the spec's `Svc-Wallet-Signature` (issue 25: a
+ * platform on REF's clients sends the first), and `Request-Id`. Empty values count as absent.
+ */
 export function signatureHeadersOf(headers: Record<string, string | string[] | undefined>): SignatureHeaders {
   const one = (v: string | string[] | undefined) => {
     const s = Array.isArray(v) ? v[0] : v;
     return s === undefined || s.trim() === '' ? undefined : s.trim();
   };
-  return { signature: one(headers['svc-wallet-signature']), requestId: one(headers['request-id']) };
+  return { signature: one(headers['grid-wallet-signature']) ?? one(headers['svc-wallet-signature']), requestId: one(headers['request-id']) };
 }
 
 /**
@@ -87,15 +106,16 @@ export async function issueSignedChallenge(ctx: Ctx, target: SignedTarget): Prom
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + ctx.config.SIGNED_REQUEST_TTL_MS);
   const bodyHash = bodyHashOf(target.body);
-  const payload = payloadToSign({ requestId, customerId: target.customerId, action: target.action, resourceId: target.resourceId, bodyHash, expiresAt });
-  const credentialSetHash = credentialSetHashOf(await credentialKeys(ctx.db, target.customerId));
+  const payload = payloadToSign({ requestId, customerId: target.customerId, action: target.action, resourceId: target.resourceId, bodyHash, expiresAt, extra: target.payloadExtra });
+  const credentialSetHash = target.signers ? await target.signers.setHash() : credentialSetHashOf(await credentialKeys(ctx.db, target.customerId));
   await ctx.db.signedRequest.create({
     data: { id: requestId, customerId: target.customerId, resourceId: target.resourceId, action: target.action, bodyHash, credentialSetHash, payloadToSign: payload, expiresAt, createdAt: now } as any,
   });
   return { payloadToSign: payload, requestId, expiresAt: expiresAt.toISOString() };
 }
 
-const unauthorized = (code: string, message: string) => new UnauthorizedError(code, message);
+/** A 401 whose `details.reason` names the failed check (REF: "a reason field that names the specific check"). */
+const unauthorized = (code: string, message: string, reason = code) => new DomainError(401, code, message, { reason });
 
 /**
  * Checks a signed retry (decisions B§6.6) and returns the challenge id to consume. Order: headers present
@@ -107,31 +127,43 @@ const unauthorized = (code: string, message: string) => new UnauthorizedError(co
  */
 export async function verifySignedRetry(ctx: Ctx, target: SignedTarget, headers: SignatureHeaders): Promise<string> {
   if (headers.signature && !headers.requestId) throw unauthorized('REQUEST_ID_MISSING', 'The Request-Id header of the signed retry is missing.');
-  if (!headers.signature) throw unauthorized('WALLET_SIGNATURE_MISSING', 'The Svc-Wallet-Signature header is missing.');
+  if (!headers.signature) throw unauthorized('WALLET_SIGNATURE_MISSING', 'The Grid-Wallet-Signature (or Svc-Wallet-Signature) header is missing.');
   let stamp;
   try {
     stamp = parseStamp(headers.signature, ctx.config.SVC_ENV === 'sandbox');
   } catch (err) {
-    if (err instanceof MalformedStampError) throw unauthorized('WALLET_SIGNATURE_MALFORMED', 'Svc-Wallet-Signature is not a valid stamp (base64url JSON {publicKey, scheme, signature}).');
+    if (err instanceof MalformedStampError) throw unauthorized('WALLET_SIGNATURE_MALFORMED', 'The wallet signature header is not a valid stamp (base64url JSON {publicKey, scheme, signature}).');
     throw err;
   }
   const challenge = await ctx.db.signedRequest.findUnique({ where: { id: headers.requestId! } });
   if (!challenge || challenge.resourceId !== target.resourceId || challenge.action !== target.action || challenge.customerId !== target.customerId) {
-    throw unauthorized('WALLET_SIGNATURE_INVALID', 'Request-Id names no pending challenge of this request.');
+    throw unauthorized('WALLET_SIGNATURE_INVALID', 'Request-Id names no pending challenge of this request.', 'CHALLENGE_UNKNOWN');
   }
-  if (challenge.usedAt) throw unauthorized('WALLET_SIGNATURE_INVALID', 'The challenge was already used; start again without signature headers.');
-  if (challenge.expiresAt.getTime() <= ctx.clock.now().getTime()) throw unauthorized('WALLET_SIGNATURE_INVALID', 'The challenge expired; start again without signature headers.');
+  if (challenge.usedAt) throw unauthorized('WALLET_SIGNATURE_INVALID', 'The challenge was already used; start again without signature headers.', 'CHALLENGE_USED');
+  if (challenge.expiresAt.getTime() <= ctx.clock.now().getTime()) throw unauthorized('WALLET_SIGNATURE_INVALID', 'The challenge expired; start again without signature headers.', 'CHALLENGE_EXPIRED');
   if (bodyHashOf(target.body) !== challenge.bodyHash) {
     throw unauthorized('WALLET_SIGNATURE_BODY_MISMATCH', 'The body differs from the body of the challenged request.');
   }
   if (stamp.kind === 'SANDBOX') return challenge.id;
+  if (target.signers) return checkSourceSignature(target.signers, challenge, stamp);
   const keys = await credentialKeys(ctx.db, target.customerId);
   if (credentialSetHashOf(keys) !== challenge.credentialSetHash) {
-    throw unauthorized('WALLET_SIGNATURE_INVALID', "The customer's signing credentials changed after the challenge; start again.");
+    throw unauthorized('WALLET_SIGNATURE_INVALID', "The customer's signing credentials changed after the challenge; start again.", 'CREDENTIAL_SET_CHANGED');
   }
-  if (!keys.includes(stamp.publicKey)) throw unauthorized('WALLET_SIGNATURE_INVALID', 'The signing key is not registered for this customer.');
+  if (!keys.includes(stamp.publicKey)) throw unauthorized('WALLET_SIGNATURE_INVALID', 'The signing key is not registered for this customer.', 'SIGNER_NOT_AUTHORIZED');
   if (!verifyP256(stamp.publicKey, challenge.payloadToSign, stamp.signature)) {
-    throw unauthorized('WALLET_SIGNATURE_INVALID', 'The signature does not verify against payloadToSign.');
+    throw unauthorized('WALLET_SIGNATURE_INVALID', 'The signature does not verify against payloadToSign.', 'SIGNATURE_MISMATCH');
+  }
+  return challenge.id;
+}
+
+async function checkSourceSignature(signers: SignerSource, challenge: { id: string; credentialSetHash: string; payloadToSign: string }, stamp: { publicKey: string; signature: Buffer }): Promise<string> {
+  if ((await signers.setHash()) !== challenge.credentialSetHash) {
+    throw new ConflictError(signers.setChangedCode ?? 'EMAIL_OTP_CREDENTIAL_SET_CHANGED', 'The credentials changed after the challenge; start again without signature headers.');
+  }
+  if (!(await signers.allows(stamp.publicKey))) throw unauthorized('WALLET_SIGNATURE_INVALID', 'The signing key holds no live session of this account.', 'SIGNER_NOT_AUTHORIZED');
+  if (!verifyP256(stamp.publicKey, challenge.payloadToSign, stamp.signature)) {
+    throw unauthorized('WALLET_SIGNATURE_INVALID', 'The signature does not verify against payloadToSign.', 'SIGNATURE_MISMATCH');
   }
   return challenge.id;
 }
@@ -139,10 +171,20 @@ export async function verifySignedRetry(ctx: Ctx, target: SignedTarget, headers:
 /** Marks the challenge used (compare-and-set): a concurrent replay finds it used and gets 401. */
 export async function consumeSignedChallenge(ctx: Ctx, tx: TenantTx, requestId: string): Promise<void> {
   const used = await tx.signedRequest.updateMany({ where: { id: requestId, usedAt: null }, data: { usedAt: ctx.clock.now() } });
-  if (used.count !== 1) throw unauthorized('WALLET_SIGNATURE_INVALID', 'The challenge was already used; start again without signature headers.');
+  if (used.count !== 1) throw unauthorized('WALLET_SIGNATURE_INVALID', 'The challenge was already used; start again without signature headers.', 'CHALLENGE_USED');
 }
 
 export function signingCredentialResource(c: SigningCredential) {
   return { id: c.id, customerId: c.customerId, publicKey: c.publicKey, createdAt: c.createdAt.toISOString() };
 }
 
+
+/** The stamp of a header as the custody port takes it (the sandbox literal as 'SANDBOX'); 401 MALFORMED otherwise. */
+export function parseWalletStamp(header: string, sandbox: boolean): { publicKey: string; signature: Buffer } | 'SANDBOX' {
+  try {
+    const s = parseStamp(header, sandbox);
+    return s.kind === 'SANDBOX' ? 'SANDBOX' : { publicKey: s.publicKey, signature: s.signature };
+  } catch {
+    throw unauthorized('WALLET_SIGNATURE_MALFORMED', 'The wallet signature header is not a valid stamp.');
+  }
+}
