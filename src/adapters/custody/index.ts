@@ -23,4 +23,4 @@ export function custodyFor(deps: Pick<AppDeps, 'config' | 'prisma' | 'clock' | '
   return custody;
 }
 
-export { CustodyError, type WalletCustody, type Stamp } from './port.js';
+export { type WalletCustody } from './port.js';

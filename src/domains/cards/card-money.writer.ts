@@ -255,5 +255,3 @@ export async function writePullConfirmed(ctx: Ctx, tx: TenantTx, row: CardTransa
   return save(ctx, tx, row, { pullPendingCount: 0, pullConfirmAt: null });
 }
 
-export const cardSettlementAccount = settlementAccount;
-export const cardReceivableAccount = receivableAccount;

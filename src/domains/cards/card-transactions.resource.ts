@@ -39,4 +39,3 @@ export function cardTransactionResource(t: CardTransaction) {
     updatedAt: t.updatedAt.toISOString(),
   };
 }
-export type CardTransactionResource = ReturnType<typeof cardTransactionResource>;

@@ -44,7 +44,7 @@ export async function getCardTransaction(ctx: Ctx, id: string): Promise<CardTran
 }
 
 /** The events applied to a card transaction (its pulls, clearings, returns), oldest first: the dashboard's timeline. */
-export async function listCardEvents(ctx: Ctx, cardTransactionId: string) {
+async function listCardEvents(ctx: Ctx, cardTransactionId: string) {
   await getCardTransaction(ctx, cardTransactionId);
   return ctx.db.cardEvent.findMany({ where: { cardTransactionId }, orderBy: { createdAt: 'asc' }, take: 500 });
 }

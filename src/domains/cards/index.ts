@@ -20,7 +20,4 @@ export const cardsModule: DomainModule = {
 /** What other layers call: the inbound side of the card issuer port (adapter sinks) and the card transaction reads. */
 export { authorizeCard, applyCardEvent, sweepCardTransactions } from './card-spending.service.js';
 export { receiveProvisioned, sweepProvisioning } from './card-issuing.service.js';
-export { CARD_TRANSACTION_STATUSES } from './card-transactions.model.js';
-export { cardTransactionResource } from './card-transactions.resource.js';
-export { getCardTransaction, listCardTransactions, listCardEvents } from './card-transactions.service.js';
 export { cardTransactionById, cardTransactionsPage, withCardQuery } from './card-transactions.reads.js';

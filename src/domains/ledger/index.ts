@@ -13,4 +13,4 @@ export { getInternalAccount, openInternalAccounts } from './internal-accounts.se
 export { internalAccountResource } from './internal-accounts.resource.js';
 export { journalCtes, journalsCtes } from './ledger.sql.js';
 export { assertAccountsCanMove, operatorSetInternalAccountStatus, setInternalAccountStatus, type MovingAccount } from './internal-accounts.status.js';
-export { INTERNAL_ACCOUNT_STATUSES, type InternalAccountStatus } from './internal-accounts.model.js';
+export { type InternalAccountStatus } from './internal-accounts.model.js';

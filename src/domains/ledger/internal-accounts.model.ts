@@ -21,7 +21,6 @@ export const internalAccountLifecycle = defineLifecycle({
 });
 export type InternalAccountStatus = StatusOf<typeof internalAccountLifecycle>;
 export type InternalAccountEvent = EventOf<typeof internalAccountLifecycle>;
-export const INTERNAL_ACCOUNT_STATUSES = internalAccountLifecycle.statuses;
 
 /** The statuses that move money: only ACTIVE (REF: every other status "cannot send or receive payments"). */
 export const canMoveMoney = (status: string): boolean => status === 'ACTIVE';

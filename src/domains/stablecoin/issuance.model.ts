@@ -8,11 +8,9 @@ import { STABLECOIN_ENABLEMENT_STATUSES, stablecoinEnablementTransitions } from 
  */
 
 export const STABLECOIN_PROVIDERS = ['BRALE'] as const;
-export const PROVIDER_ENVIRONMENTS = ['SANDBOX', 'PRODUCTION'] as const;
 export const STABLECOIN_NETWORKS = ['SPARK'] as const;
 export const ISSUANCE_STATUSES = ['PENDING_REVIEW', 'PROVISIONING', 'PROVISIONED', 'REJECTED', 'FAILED'] as const;
 export const OPERATION_TYPES = ['MINT', 'BURN'] as const;
-export type OperationType = (typeof OPERATION_TYPES)[number];
 
 // ------------------------------------------------------------------ provider account link
 
@@ -43,7 +41,6 @@ export const providerAccountLifecycle = defineLifecycle({
 
 /** REF `StablecoinGridOperationsStatus`: the five values and moves of /stablecoin-enablement, per token (decision A16). */
 export const GRID_OPERATIONS_STATUSES = STABLECOIN_ENABLEMENT_STATUSES;
-export type GridOperationsStatus = (typeof GRID_OPERATIONS_STATUSES)[number];
 export const gridOperationsLifecycle = defineLifecycle({
   name: 'stablecoin-grid-operations',
   label: 'The stablecoin',
@@ -85,7 +82,6 @@ export const operationLifecycle = defineLifecycle({
   terminal: ['COMPLETED', 'FAILED', 'EXPIRED'],
 });
 
-export const isFinalOperation = (s: string) => s === 'COMPLETED' || s === 'FAILED' || s === 'EXPIRED';
 
 /** Where the issuer's word puts an operation, as the event that gets it there. */
 const EVENT_FOR_ISSUER_STATUS = { AWAITING_FUNDS: 'awaitFunding', PENDING: 'fund', PROCESSING: 'process', COMPLETED: 'complete', FAILED: 'fail' } as const;

@@ -183,4 +183,3 @@ export async function challengeCredential(ctx: Ctx, id: string, body: { clientPu
   return { kind: 'PASSKEY' as const, credential, challenge, requestId, expiresAt };
 }
 
-export { authFailure, CustodyError };

@@ -7,9 +7,8 @@ export const walletModule: DomainModule = {
   routes: (api) => walletRoutes(api),
 };
 
-export { provisionEmbeddedWallet, setEmbeddedWalletConfig, setEmbeddedWalletConfigFromPatch, walletConfigOf } from './wallet.service.js';
+export { provisionEmbeddedWallet, setEmbeddedWalletConfigFromPatch } from './wallet.service.js';
 /** For card authorization (cards domain): the ACTIVE delegated key of a wallet-funded card, or null. */
 export { delegatedKeyFor } from './delegated-keys.service.js';
-export { embeddedWalletConfigInput } from './wallet.schemas.js';
 export { walletExecutionInstructions, requireWalletStamp } from './wallet.money.js';
 export type { EmbeddedWalletConfig } from './wallet.model.js';

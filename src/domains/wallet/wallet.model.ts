@@ -8,7 +8,6 @@ import { defineLifecycle, type EventOf, type StatusOf } from '../../platform/sta
 
 export const AUTH_METHOD_TYPES = ['OAUTH', 'EMAIL_OTP', 'SMS_OTP', 'PASSKEY'] as const;
 export type AuthMethodType = (typeof AUTH_METHOD_TYPES)[number];
-export const OTP_TYPES: readonly AuthMethodType[] = ['EMAIL_OTP', 'SMS_OTP'];
 
 export const EMBEDDED_WALLET = 'EMBEDDED_WALLET';
 /** The currency every embedded wallet holds (REF: a Spark wallet of USDB). */
@@ -30,7 +29,6 @@ export const delegatedKeyLifecycle = defineLifecycle({
   },
   terminal: ['REVOKED'],
 });
-export type DelegatedKeyStatus = StatusOf<typeof delegatedKeyLifecycle>;
 export type DelegatedKeyEvent = EventOf<typeof delegatedKeyLifecycle>;
 
 /** A one-time code of `length` characters: digits, or digits and upper-case letters. */
