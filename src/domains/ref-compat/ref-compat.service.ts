@@ -1,6 +1,7 @@
 import type { Ctx } from '../../deps.js';
 import { BadRequestError, NotFoundError, NotImplementedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { currencyOf } from '../../platform/currencies.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
@@ -173,6 +174,7 @@ export async function transferIn(ctx: Ctx, body: Omit<TransferBody, 'amount'> & 
   const id = newId('Transaction');
   const now = ctx.clock.now();
   const rail = external.paymentRails[0] ?? defaultPaymentRail(external.currency);
+  noteIdempotentResource(ctx, id);
   return ctx.db.$transaction(async (tx) => {
     const created = await tx.transaction.create({
       data: {
