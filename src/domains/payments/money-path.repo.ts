@@ -6,8 +6,8 @@ import { modelRows } from '../../platform/raw-rows.js';
 import { newId } from '../../platform/ids.js';
 import { merged } from '../../platform/objects.js';
 import { jsonText } from '../../platform/outbox.js';
-import { JsonText, OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
-import { transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
+import { JsonText, OneStatement, OneStatementRefused, runIn, type RawRunner } from '../../platform/one-statement.js';
+import { IllegalTransitionError, transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimsInsertSql, takenError, type IdempotencyClaim } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
@@ -15,7 +15,7 @@ import { InsufficientFundsError, journalsCtes, type Posting } from '../ledger/in
 import { holdPostings } from './payment-postings.js';
 import { transactionResource } from './transactions.resource.js';
 import { eventPrefix, quoteStatus, transactionStatus } from './transactions.repo.js';
-import { transactionTransitions } from './transactions.model.js';
+import { transactionLifecycle, transactionTransitions } from './transactions.model.js';
 
 /**
  * Issue 12: the money path in one statement each. A platform's prefunded payment (no SCA, no agent
@@ -169,14 +169,64 @@ function startError(err: unknown, t: Transaction, claim: IdempotencyClaim | unde
  */
 export async function startPendingPayment(ctx: Ctx, pending: StartedPayment): Promise<StartedPayment> {
   const started = startedRows(ctx, pending);
-  const now = started.transaction.updatedAt;
   const s = new OneStatement();
-  // The moves of transition() (transactions.repo.ts), as CTEs: compare-and-set and history rows.
-  transitionCtes(s, ctx, transactionStatus, 'execute', pending.transaction.id, { name: 'cas', set: { updatedAt: now }, where: Prisma.sql`"pending_reason" IS NULL` });
-  s.require('cas', 1, 'QUOTE_NOT_PENDING');
-  transitionCtes(s, ctx, quoteStatus, 'execute', pending.quote.id, { name: 'qu', set: { updatedAt: now, executedAt: now }, where: Prisma.sql`EXISTS (SELECT 1 FROM "cas")` });
-  s.require('qu', 1, 'QUOTE_NOT_PENDING');
+  startMoveCtes(s, ctx, started.transaction, { event: 'execute', hold: true, where: Prisma.sql`"pending_reason" IS NULL` });
   return runStart(ctx, s, started, [started.transaction], 'cas');
+}
+
+/**
+ * How a payment already written starts (every trigger but the immediate one, which inserts it started):
+ *   execute    POST /quotes/{id}/execute, an agent's execution within its policy, a real-time quote's
+ *              deposit, the platform's approval of an agent's payment (`set` clears its pendingReason)
+ *   authorize  POST /quotes/{id}/authorize after a verified SCA code
+ * `hold`: an outgoing payment holds its sending amount; an incoming one's money waits in clearing.
+ */
+export interface StartMove {
+  event: 'execute' | 'authorize';
+  hold: boolean;
+  /** A further condition of the transaction's compare-and-set. */
+  where?: Prisma.Sql;
+  /** Columns the start also sets on the transaction (an agent's counted amount, a cleared pendingReason). */
+  set?: Partial<Pick<Transaction, 'agentId' | 'agentCountedAmount' | 'pendingReason'>>;
+}
+
+/**
+ * The one writer of a payment's start inside the caller's database transaction (with what else commits
+ * with it: a consumed SCA challenge, an agent's counted usage, a recorded deposit, an incoming payment's
+ * row): the same statement as startPendingPayment's — compare-and-set of the transaction and its quote
+ * with their history rows, the <PREFIX>.PROCESSING event, the hold journal with its balance moves and
+ * events — run on the transaction. Returns the started transaction.
+ * Errors: 400 INSUFFICIENT_FUNDS; 409 INVALID_STATE_TRANSITION (a lost race or an illegal move: the caller maps it).
+ */
+export async function startPaymentIn(ctx: Ctx, tx: RawRunner, t: Transaction, move: StartMove): Promise<Transaction> {
+  const now = ctx.clock.now();
+  const started: Transaction = { ...t, ...move.set, status: 'PROCESSING', pendingReason: null, updatedAt: now };
+  const s = new OneStatement();
+  startMoveCtes(s, ctx, started, move);
+  if (move.hold) startCtes(s, ctx.platformId, [{ started: { transaction: started }, eventStates: [started] }], 'cas');
+  else transactionEventsCte(s, ctx.platformId, [started]);
+  try {
+    await runIn(s, tx);
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') throw new InsufficientFundsError(t.sourceAccountId);
+    if (err instanceof OneStatementRefused && err.code === 'QUOTE_NOT_PENDING') throw new IllegalTransitionError(transactionLifecycle, move.event, t.status, t.id);
+    throw err;
+  }
+  return started;
+}
+
+/**
+ * CTEs `cas` and `qu`: the start's moves of transition() (transactions.repo.ts) — the transaction's
+ * compare-and-set with its history row, then its quote's — each required (QUOTE_NOT_PENDING).
+ */
+function startMoveCtes(s: OneStatement, ctx: Ctx, started: Transaction, move: StartMove): void {
+  const now = started.updatedAt;
+  const set = { ...move.set, pendingReason: null, updatedAt: now };
+  transitionCtes(s, ctx, transactionStatus, move.event, started.id, { name: 'cas', set, ...(move.where ? { where: move.where } : {}) });
+  s.require('cas', 1, 'QUOTE_NOT_PENDING');
+  if (!started.quoteId) return;
+  transitionCtes(s, ctx, quoteStatus, move.event, started.quoteId, { name: 'qu', set: { updatedAt: now, executedAt: now }, where: Prisma.sql`EXISTS (SELECT 1 FROM "cas")` });
+  s.require('qu', 1, 'QUOTE_NOT_PENDING');
 }
 
 function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
@@ -206,7 +256,7 @@ async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, even
  * CTEs of started payments of one platform: their events (`tev`), then their hold journals with the
  * balances moved once per account (journalsCtes, after CTE `after` when given).
  */
-function startCtes(s: OneStatement, platformId: string, list: Array<{ started: StartedPayment; eventStates: Transaction[] }>, after?: string): void {
+function startCtes(s: OneStatement, platformId: string, list: Array<{ started: { transaction: Transaction }; eventStates: Transaction[] }>, after?: string): void {
   transactionEventsCte(s, platformId, list.flatMap((i) => i.eventStates));
   let at = list[0]!.started.transaction.updatedAt;
   for (const { started } of list) if (started.transaction.updatedAt > at) at = started.transaction.updatedAt;

@@ -17,7 +17,8 @@ import { holdPostings } from './settlement.service.js';
 import { transitionTransaction } from './transactions.repo.js';
 import { transactionResource } from './transactions.resource.js';
 import { enqueueSubmit } from './transactions.jobs.js';
-import { insertStartedPayment, startPendingPayment } from './money-path.repo.js';
+import { insertStartedPayment, startPaymentIn, startPendingPayment } from './money-path.repo.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { assertWithinTransactionLimit, countDailyUsage, toPolicyAmount, policyDecision } from '../agents/index.js';
 import { consumeQuoteChallenge, requireScaSession, verifyQuoteChallenge } from '../sca/index.js';
 import { requireQuoteAuthorization } from './quotes.authorization.js';
@@ -296,17 +297,6 @@ function pendingRows(
 }
 
 /**
- * Holds the sending amount and moves the transaction to PROCESSING, in the caller's transaction:
- * `execute` from PENDING, `authorize` from PENDING_AUTHORIZATION (SCA).
- */
-async function holdAndProcess(ctx: Ctx, tx: TenantTx, t: Transaction, event: 'execute' | 'authorize' = 'execute'): Promise<void> {
-  // Status first: the compare-and-set turns away a second execute before it touches the balance,
-  // and the account row is locked only for the tail of the transaction.
-  await transitionTransaction(ctx, tx, t, event);
-  await postJournal(ctx, tx, { key: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, postings: holdPostings(t) });
-}
-
-/**
  * Starts an execution in the caller's transaction. A platform's execution holds and processes. An
  * agent's (its own call, or the deposit of a real-time quote it created) is counted against its daily limit first; above its approval threshold it only waits for
  * the platform (A17, pendingReason PLATFORM_APPROVAL): nothing is held until approval, and the
@@ -314,7 +304,7 @@ async function holdAndProcess(ctx: Ctx, tx: TenantTx, t: Transaction, event: 'ex
  */
 async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: AgentActor | undefined, agentAmount: bigint | undefined): Promise<'PROCESSING' | 'AWAITING_APPROVAL'> {
   if (!agent) {
-    await holdAndProcess(ctx, tx, t);
+    await startPaymentIn(ctx, tx, t, { event: 'execute', hold: true });
     return 'PROCESSING';
   }
   const now = ctx.clock.now();
@@ -331,8 +321,7 @@ async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: Age
     await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(await tx.transaction.findUniqueOrThrow({ where: { id: t.id } })));
     return 'AWAITING_APPROVAL';
   }
-  await tx.transaction.updateMany({ where: { id: t.id }, data: agentFields });
-  await holdAndProcess(ctx, tx, { ...t, ...agentFields });
+  await startPaymentIn(ctx, tx, t, { event: 'execute', hold: true, set: agentFields });
   return 'PROCESSING';
 }
 
@@ -368,10 +357,11 @@ export interface ExecutionStart {
  */
 export async function beginExecution(ctx: Ctx, tx: TenantTx, t: Transaction, trigger: ExecutionTrigger): Promise<ExecutionStart> {
   let status: ExecutionStart['status'] = 'PROCESSING';
+  // Every start is written by startPaymentIn (money-path.repo.ts), the statement the autocommit starts run too.
   if (trigger.by === 'EXECUTE' || trigger.by === 'FUNDING') status = await startExecution(ctx, tx, t, trigger.agent, trigger.agentAmount);
-  else if (trigger.by === 'AUTHORIZE') await holdAndProcess(ctx, tx, t, 'authorize');
-  else if (trigger.by === 'APPROVAL') await holdAndProcess(ctx, tx, t);
-  else await transitionTransaction(ctx, tx, t, 'execute');
+  else if (trigger.by === 'AUTHORIZE') await startPaymentIn(ctx, tx, t, { event: 'authorize', hold: true });
+  else if (trigger.by === 'APPROVAL') await startPaymentIn(ctx, tx, t, { event: 'execute', hold: true, where: Prisma.sql`"pending_reason" = 'PLATFORM_APPROVAL'` });
+  else await startPaymentIn(ctx, tx, t, { event: 'execute', hold: false });
   const submit = () => enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: t.id });
   return { status, afterCommit: status === 'PROCESSING' ? submit : async () => undefined };
 }
