@@ -284,6 +284,32 @@ function insertedHistoryCte(s: OneStatement, platformId: string, list: Transacti
   s.insert('h', 'status_changes', moved.map((m) => ({ id: newId('StatusChange'), platformId, machine: m.machine, resourceId: m.resourceId, event: 'execute', fromStatus: move.from[0], toStatus: move.to, createdAt: m.at })));
 }
 
+/**
+ * The one writer of an incoming payment credited at once (a UMA payment to a customer without a payout
+ * account, a sandbox pull of POST /transfer-in): the transaction inserted COMPLETED with the history of
+ * its moves (execute, complete), its credit journal with the balance moves and their events, then
+ * INCOMING_PAYMENT.COMPLETED, and the request's Idempotency-Key record — one statement.
+ * Errors: 409 CONFLICT (the Idempotency-Key was taken).
+ */
+export async function insertCreditedIncoming(ctx: Ctx, t: Transaction, journal: { key: string; kind: string; postings: Posting[] }): Promise<Transaction> {
+  const s = new OneStatement();
+  s.insert('t', 'transactions', [t]);
+  const moves = (['execute', 'complete'] as const).map((event) => ({ id: newId('StatusChange'), platformId: ctx.platformId, machine: transactionStatus.machine, resourceId: t.id, event, fromStatus: transactionTransitions[event].from[0], toStatus: transactionTransitions[event].to, createdAt: t.updatedAt }));
+  s.insert('h', 'status_changes', moves);
+  journalsCtes(s, { platformId: ctx.platformId, at: t.updatedAt, prefix: 'credit', after: [], journals: [{ ...journal, referenceId: t.id }] });
+  transactionEventsCte(s, ctx.platformId, [t]);
+  const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
+  if (claim) claim.resourceId = t.id;
+  claimsCte(s, claim ? [claim] : []);
+  try {
+    await s.run(poolOf(ctx.prisma));
+  } catch (err) {
+    throw startError(err, t, claim);
+  }
+  if (claim) claimCommitted(claim);
+  return t;
+}
+
 /** The rail's answer to a submission, stored with the settlement when it completed at once. */
 export interface RailSubmission {
   reference: string;
