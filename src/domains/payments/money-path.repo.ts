@@ -3,6 +3,7 @@ import type { Ctx } from '../../deps.js';
 import type pg from 'pg';
 import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
+import { checkedAfterKeyLookup, keysPlannedAsOne } from '../../platform/sql/planner.js';
 import { newId } from '../../platform/ids.js';
 import { merged } from '../../platform/objects.js';
 import { jsonText } from '../../platform/outbox.js';
@@ -424,16 +425,15 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
  * PROCESSING, paid out to an external account, not yet submitted (no rail reference) and not claimed
  * before, and returns those rows — the claim submitPayment takes one payment at a time, for many
  * in one statement. A payment not returned is left to submitPayment's own path. Rows are found by key
- * only (the rest wrapped in `IS TRUE`, as transitionManyCtes does): never a scan of the unsubmitted ones.
- * The keys go through svc_keys (migration 20261127000000) so the statement is planned once per
- * connection, not on every call; each row's platform is the one listed at its id's position.
+ * only (checkedAfterKeyLookup, as transitionManyCtes does): never a scan of the unsubmitted ones; the
+ * keys are planned as one row (keysPlannedAsOne); each row's platform is the one listed at its id's position.
  */
 export async function claimSubmissions(pool: pg.Pool, items: ReadonlyArray<{ platformId: string; transactionId: string }>, now: Date): Promise<Transaction[]> {
   const r = await query(
     pool,
     `UPDATE transactions t SET submitted_at = $1
-      WHERE t.id = ANY(svc_keys($3::text[]))
-        AND (t.platform_id = ($2::text[])[array_position($3::text[], t.id)] AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL' AND t.rail_reference IS NULL AND t.submitted_at IS NULL) IS TRUE
+      WHERE t.id = ANY(${keysPlannedAsOne('$3::text[]')})
+        AND ${checkedAfterKeyLookup(`t.platform_id = ($2::text[])[array_position($3::text[], t.id)] AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL' AND t.rail_reference IS NULL AND t.submitted_at IS NULL`)}
       RETURNING t.*`,
     [now, items.map((i) => i.platformId), items.map((i) => i.transactionId)],
   );

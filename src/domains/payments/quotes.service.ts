@@ -129,6 +129,22 @@ async function price(ctx: Ctx, body: CreateQuoteBody, sendingCurrency: string, d
  * VELOCITY_LIMIT_EXCEEDED; 404 (LOOKUP_REQUEST_NOT_FOUND); 424; 501 NOT_IMPLEMENTED.
  */
 export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quote> {
+  const parties = await resolveParties(ctx, body);
+  const priced = await priceAndCheck(ctx, body, parties);
+  const terms = await quoteTerms(ctx, body, parties, priced.pricing);
+  // hook: pre-money-movement checks of a new quote (policy, limits, frozen accounts) belong here, before persistQuote.
+  return persistQuote(ctx, body, parties, priced, terms);
+}
+
+/** Who pays whom: the source (and its customer), the SCA session it needs, the destination. */
+interface Parties {
+  source: ResolvedSource;
+  dest: ResolvedDestination;
+  /** The customer's live SCA session: the payment then waits for POST /quotes/{id}/authorize. */
+  sca: Awaited<ReturnType<typeof requireScaSession>>;
+}
+
+async function resolveParties(ctx: Ctx, body: CreateQuoteBody): Promise<Parties> {
   const source = await resolveSource(ctx, body);
   // Spec Authentication 4: an SCA customer needs a live session (409 SCA_SESSION_REQUIRED), and its
   // payment waits in PENDING_AUTHORIZATION for POST /quotes/{id}/authorize (src/domains/sca).
@@ -138,12 +154,31 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   if (dest.kind !== 'INTERNAL' && !body.purposeOfPayment && ctx.config.PURPOSE_OF_PAYMENT_REQUIRED_CURRENCIES.includes(dest.currency)) {
     throw new ValidationError([{ field: 'purposeOfPayment', message: `Payments in ${dest.currency} need a purpose of payment.` }]);
   }
+  return { source, dest, sca };
+}
+
+/** The price, checked against the platform's bounds, the UMA receiver's and an agent's maximum. */
+async function priceAndCheck(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties): Promise<{ pricing: Pricing; agentAmount?: bigint }> {
   const pricing = await price(ctx, body, source.currency, dest);
   await checkLimits(ctx, source.currency, dest.currency, pricing);
   checkUmaLimits(dest, pricing);
-  const agentAmount = ctx.agent ? await toPolicyAmount(ctx, ctx.agent, pricing.totalSendingAmount, source.currency) : undefined;
-  if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!);
+  if (!ctx.agent) return { pricing };
+  const agentAmount = await toPolicyAmount(ctx, ctx.agent, pricing.totalSendingAmount, source.currency);
+  assertWithinTransactionLimit(ctx.agent, agentAmount);
+  return { pricing, agentAmount };
+}
 
+/** The quote's ids, expiry, UMA terms, funding instructions and the columns its quote and transaction share. */
+interface QuoteTerms {
+  quoteId: string;
+  transactionId: string;
+  expiresAt: Date;
+  umaPayment?: Awaited<ReturnType<typeof requestUmaPayment>>;
+  instructions: ReturnType<typeof fundingInstructions>;
+  common: QuoteCommon;
+}
+
+async function quoteTerms(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties, pricing: Pricing): Promise<QuoteTerms> {
   const now = ctx.clock.now();
   const quoteId = newId('Quote');
   const transactionId = newId('Transaction');
@@ -154,10 +189,23 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   // The receiver holds its terms only so long: the quote cannot outlive them.
   if (umaPayment && new Date(umaPayment.termsExpireAt) < expiresAt) expiresAt = new Date(umaPayment.termsExpireAt);
   const instructions = source.realtime ? fundingInstructions(ctx, source.realtime, quoteId, pricing.totalSendingAmount, now, expiresAt) : [];
+  const common = commonColumns(ctx, body, source, dest, pricing, { now, instructions, multiplier: umaPayment?.multiplier });
+  return { quoteId, transactionId, expiresAt, umaPayment, instructions, common };
+}
+
+/** The columns a quote and its transaction share. */
+function commonColumns(
+  ctx: Ctx,
+  body: CreateQuoteBody,
+  source: ResolvedSource,
+  dest: ResolvedDestination,
+  pricing: Pricing,
+  o: { now: Date; instructions: ReturnType<typeof fundingInstructions>; multiplier?: number },
+): QuoteCommon {
   const sourceJson = source.realtime
     ? { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}), ...(body.source.sourceType === 'REALTIME_FUNDING' && body.source.cryptoNetwork ? { cryptoNetwork: body.source.cryptoNetwork.toUpperCase() } : {}) }
     : { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}) };
-  const common = merged({
+  return {
     customerId: source.customerId,
     sourceAccountId: source.id,
     source: sourceJson,
@@ -173,65 +221,78 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     purposeOfPayment: body.purposeOfPayment ?? null,
     agentId: ctx.agent?.agentId ?? null,
     // REF's paymentInstructions and rateDetails (the fee split's columns), on the quote and its transaction alike (issue 13).
-    paymentInstructions: instructions.map((i) => i.wire) as any,
-    createdAt: now,
-    updatedAt: now,
-  }, feeSplitColumns(pricing, source.currency, dest.currency, umaPayment?.multiplier));
-  if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !umaPayment) {
-    // Issue 12: a platform's prefunded immediate payment is written by one statement (money-path.repo.ts).
-    const pending = pendingRows(ctx, { quoteId, transactionId, body, pricing, source, dest, expiresAt, common });
+    paymentInstructions: o.instructions.map((i) => i.wire) as QuoteCommon['paymentInstructions'],
+    createdAt: o.now,
+    updatedAt: o.now,
+    ...feeSplitColumns(pricing, source.currency, dest.currency, o.multiplier),
+  };
+}
+
+/**
+ * Writes the quote. A platform's prefunded immediate payment is inserted already started, by the
+ * payments' one statement (money-path.repo.ts insertStartedPayment); any other quote is created PENDING,
+ * then waits for SCA authorization or starts through beginExecution, in one transaction.
+ */
+async function persistQuote(ctx: Ctx, body: CreateQuoteBody, parties: Parties, priced: { pricing: Pricing; agentAmount?: bigint }, terms: QuoteTerms): Promise<Quote> {
+  const { source, dest, sca } = parties;
+  if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !terms.umaPayment) {
+    const pending = pendingRows(ctx, { quoteId: terms.quoteId, transactionId: terms.transactionId, body, pricing: priced.pricing, source, dest, expiresAt: terms.expiresAt, common: terms.common });
     const { quote } = await insertStartedPayment(ctx, pending);
-    await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
+    await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: terms.transactionId });
     return quote;
   }
-  const quote = await ctx.db.$transaction(async (tx) => {
-    await tx.quote.create({
-      data: {
-        id: quoteId,
-        status: 'PENDING',
-        lockedSide: body.lockedCurrencySide,
-        lockedAmount: BigInt(body.lockedCurrencyAmount),
-        totalSendingAmount: pricing.totalSendingAmount,
-        totalReceivingAmount: pricing.totalReceivingAmount,
-        feesIncluded: pricing.feesIncluded,
-        platformFeesIncluded: pricing.platformFee,
-        serviceFeesIncluded: pricing.serviceFee,
-        senderCustomerInfo: (body.senderCustomerInfo ?? undefined) as any,
-        transactionId,
-        expiresAt,
-        lookupId: dest.uma?.lookupId ?? null,
-        umaPayment: (umaPayment ?? undefined) as any,
-        funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
-        ...common,
-      } as any,
-    });
-    const t = await tx.transaction.create({
-      data: {
-        id: transactionId,
-        quoteId,
-        status: 'PENDING',
-        type: 'OUTGOING',
-        direction: 'DEBIT',
-        identifierLast3: dest.identifierLast3,
-        platformCustomerId: source.platformCustomerId,
-        sentAmount: pricing.totalSendingAmount,
-        receivedAmount: pricing.totalReceivingAmount,
-        fees: pricing.feesIncluded,
-        platformFees: pricing.platformFee,
-        serviceFees: pricing.serviceFee,
-        counterpartyInformation: ((umaPayment as { counterpartyInformation?: unknown } | undefined)?.counterpartyInformation ?? undefined) as any,
-        ...common,
-      } as any,
-    });
-    if (instructions.length > 0) await saveFundingInstructions(tx, quoteId, instructions, now);
-    await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(t));
+  const created = await ctx.db.$transaction(async (tx) => {
+    const t = await createPendingQuote(tx, body, parties, priced.pricing, terms);
     let afterCommit: (() => Promise<void>) | undefined;
     if (sca) afterCommit = await requireQuoteAuthorization(ctx, tx, t);
-    else if (body.immediatelyExecute) afterCommit = (await beginExecution(ctx, tx, t, { by: 'EXECUTE', agent: ctx.agent, agentAmount })).afterCommit;
-    return { quote: await tx.quote.findUniqueOrThrow({ where: { id: quoteId } }), afterCommit };
+    else if (body.immediatelyExecute) afterCommit = (await beginExecution(ctx, tx, t, { by: 'EXECUTE', agent: ctx.agent, agentAmount: priced.agentAmount })).afterCommit;
+    return { quote: await tx.quote.findUniqueOrThrow({ where: { id: terms.quoteId } }), afterCommit };
   });
-  if (quote.afterCommit) await quote.afterCommit();
-  return quote.quote;
+  if (created.afterCommit) await created.afterCommit();
+  return created.quote;
+}
+
+/** The PENDING quote, its transaction, its funding instructions and OUTGOING_PAYMENT.PENDING, in the caller's transaction. */
+async function createPendingQuote(tx: TenantTx, body: CreateQuoteBody, { source, dest }: Parties, pricing: Pricing, terms: QuoteTerms): Promise<Transaction> {
+  const { quoteId, transactionId, umaPayment, common } = terms;
+  const amounts = { totalSendingAmount: pricing.totalSendingAmount, totalReceivingAmount: pricing.totalReceivingAmount, feesIncluded: pricing.feesIncluded, platformFeesIncluded: pricing.platformFee, serviceFeesIncluded: pricing.serviceFee };
+  await tx.quote.create({
+    data: {
+      id: quoteId,
+      status: 'PENDING',
+      lockedSide: body.lockedCurrencySide,
+      lockedAmount: BigInt(body.lockedCurrencyAmount),
+      ...amounts,
+      senderCustomerInfo: (body.senderCustomerInfo ?? undefined) as any,
+      transactionId,
+      expiresAt: terms.expiresAt,
+      lookupId: dest.uma?.lookupId ?? null,
+      umaPayment: (umaPayment ?? undefined) as any,
+      funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
+      ...common,
+    } as any,
+  });
+  const t = await tx.transaction.create({
+    data: {
+      id: transactionId,
+      quoteId,
+      status: 'PENDING',
+      type: 'OUTGOING',
+      direction: 'DEBIT',
+      identifierLast3: dest.identifierLast3,
+      platformCustomerId: source.platformCustomerId,
+      sentAmount: pricing.totalSendingAmount,
+      receivedAmount: pricing.totalReceivingAmount,
+      fees: pricing.feesIncluded,
+      platformFees: pricing.platformFee,
+      serviceFees: pricing.serviceFee,
+      counterpartyInformation: ((umaPayment as { counterpartyInformation?: unknown } | undefined)?.counterpartyInformation ?? undefined) as any,
+      ...common,
+    } as any,
+  });
+  if (terms.instructions.length > 0) await saveFundingInstructions(tx, quoteId, terms.instructions, common.createdAt);
+  await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(t));
+  return t;
 }
 
 type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKind' | 'destinationAccountId' | 'paymentRail' | 'sendingCurrency' | 'receivingCurrency' | 'exchangeRate' | 'description' | 'remittanceInformation' | 'purposeOfPayment' | 'agentId' | 'paymentInstructions' | 'createdAt' | 'updatedAt'> &
