@@ -132,7 +132,7 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   const parties = await resolveParties(ctx, body);
   const priced = await priceAndCheck(ctx, body, parties);
   const terms = await quoteTerms(ctx, body, parties, priced.pricing);
-  // hook: pre-money-movement checks of a new quote (policy, limits, frozen accounts) belong here, before persistQuote.
+  // Checks before any money moves (volume limits, frozen accounts, end-user terms) belong here, before persistQuote.
   return persistQuote(ctx, body, parties, priced, terms);
 }
 
