@@ -93,6 +93,35 @@ export class OneStatement {
   }
 }
 
+/** A Prisma client or interactive transaction: what `runIn` needs of it. */
+export interface RawRunner {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+}
+
+/**
+ * The statement run inside the caller's Prisma transaction, with whatever else that transaction writes
+ * (a consumed SCA challenge, an agent's counted usage, a recorded deposit): the same statement text as
+ * `run`, so one builder serves the money path's autocommit writes and its transactional ones. A refused
+ * guard raises OneStatementRefused (the caller's transaction then rolls back whole).
+ */
+export async function runIn<R = Record<string, unknown>>(s: OneStatement, tx: RawRunner, select = '1 AS ok'): Promise<R[]> {
+  try {
+    return await tx.$queryRawUnsafe<R[]>(s.sql(select), ...s.values);
+  } catch (err) {
+    const refused = refusalOf(err);
+    if (refused) throw new OneStatementRefused(refused);
+    throw err;
+  }
+}
+
+/** The guard's code when `err` is svc_assert's error as Prisma wraps it (through @prisma/adapter-pg). */
+function refusalOf(err: unknown): string | undefined {
+  const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; originalMessage?: unknown; message?: unknown } } } })?.meta?.driverAdapterError?.cause;
+  if (!cause || cause.originalCode !== ASSERT_SQLSTATE) return undefined;
+  const message = typeof cause.originalMessage === 'string' ? cause.originalMessage : typeof cause.message === 'string' ? cause.message : '';
+  return /^[A-Z_]+$/.test(message) ? message : undefined;
+}
+
 /** The SQLSTATE `svc_assert` raises with. */
 const ASSERT_SQLSTATE = 'SV001';
 

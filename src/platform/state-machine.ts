@@ -9,6 +9,7 @@ import type { TenantDb, TenantTx } from './db.js';
 import { ConflictError, invariant } from './errors.js';
 import type { IdempotencyClaim } from './idempotency.js';
 import { newId } from './ids.js';
+import { checkedAfterKeyLookupSql } from './sql/planner.js';
 import { jsonText, recordEvents, type OutboxEvent } from './outbox.js';
 
 // ------------------------------------------------------------------------------------ lifecycles as data
@@ -355,7 +356,7 @@ function moveCtes<T extends StatusTable, S extends string, E extends string>(
   const platforms = typeof scope.platformId === 'string' ? Prisma.sql`= ${scope.platformId}::text` : Prisma.sql`= ANY(${[...scope.platformId]}::text[])`;
   const rest = Prisma.sql`${ident(meta.scope)} ${platforms} AND (${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;
   // byKey: only `match` (the keys) can use an index; the rest is checked on the rows it finds.
-  const predicate = opts.byKey ? Prisma.sql`${match} AND (${rest}) IS TRUE` : Prisma.sql`${match} AND ${rest}`;
+  const predicate = opts.byKey ? Prisma.sql`${match} AND ${checkedAfterKeyLookupSql(rest)}` : Prisma.sql`${match} AND ${rest}`;
   const set = (opts.set ?? {}) as Record<string, unknown>;
   const assignments = Prisma.join([
     Prisma.sql`${column} = ${stored(move.to)}::text`,

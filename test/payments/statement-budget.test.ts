@@ -12,7 +12,8 @@ import { toJson } from '../../src/platform/outbox.js';
  */
 const BUDGET = {
   quoteImmediateExecute: 4,
-  quoteImmediateExecuteIdempotent: 6,
+  /** Issue 24: the key's record is written by the payment's own statement, nothing more. */
+  quoteImmediateExecuteIdempotent: 4,
   execute: 4,
   settle: 5,
   /** The worker's path: submitPayments, a batch of one when it has no backlog. */
@@ -75,19 +76,41 @@ describe('statement budget of the money path', () => {
     await expectLedgerConsistent(env, s.p.platformId);
   });
 
-  it(`with an Idempotency-Key it costs at most ${BUDGET.quoteImmediateExecuteIdempotent} statements, and its replay moves nothing`, async () => {
+  it(`with an Idempotency-Key it costs as many statements as without (at most ${BUDGET.quoteImmediateExecuteIdempotent}), and its replay moves nothing`, async () => {
     const s = await setup();
     expect((await s.p.request({ method: 'POST', url: '/quotes', payload: payment(s, 1_000), headers: { 'idempotency-key': 'warm-1' } })).statusCode).toBe(201);
+    const unkeyed = await counted(() => s.p.request({ method: 'POST', url: '/quotes', payload: payment(s, 500) }));
+    expect(unkeyed.result.statusCode).toBe(201);
     const { result: res, statements } = await counted(() => s.p.request({ method: 'POST', url: '/quotes', payload: payment(s, 2_000), headers: { 'idempotency-key': 'budget-1' } }));
     expect(res.statusCode, res.body).toBe(201);
     console.log(`quote+immediateExecute with Idempotency-Key: ${statements.length} statements\n  ${statements.join('\n  ')}`);
     expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(BUDGET.quoteImmediateExecuteIdempotent);
+    // Issue 24: the key adds no statement (no pre-read, no stored body afterwards).
+    expect(statements.length, statements.join('\n')).toBe(unkeyed.statements.length);
+    const record = await env.deps.prisma.idempotencyRecord.findUniqueOrThrow({ where: { platformId_key: { platformId: s.p.platformId, key: 'budget-1' } } });
+    expect(record).toMatchObject({ state: 'COMMITTED', resourceId: res.json().id });
     const again = await s.p.request({ method: 'POST', url: '/quotes', payload: payment(s, 2_000), headers: { 'idempotency-key': 'budget-1' } });
     expect(again.statusCode).toBe(201);
     expect(again.json().id).toBe(res.json().id);
+    expect(again.headers['idempotent-replayed']).toBe('true');
     const b = await balances(env, s.usd);
-    expect(b.held).toBe(3_000n);
+    expect(b.held).toBe(3_500n);
     expect(b.available + b.held).toBe(1_000_000n);
+  });
+
+  it('an execute with an Idempotency-Key costs as many statements as without', async () => {
+    const s = await setup();
+    const q1 = (await s.p.request({ method: 'POST', url: '/quotes', payload: { ...payment(s, 1_000), immediatelyExecute: false } })).json();
+    const q2 = (await s.p.request({ method: 'POST', url: '/quotes', payload: { ...payment(s, 1_000), immediatelyExecute: false } })).json();
+    const unkeyed = await counted(() => s.p.request({ method: 'POST', url: `/quotes/${q1.id}/execute` }));
+    expect(unkeyed.result.statusCode).toBe(200);
+    const keyed = await counted(() => s.p.request({ method: 'POST', url: `/quotes/${q2.id}/execute`, headers: { 'idempotency-key': 'exec-1' } }));
+    expect(keyed.result.statusCode, keyed.result.body).toBe(200);
+    expect(keyed.statements.length, keyed.statements.join('\n')).toBe(unkeyed.statements.length);
+    const again = await s.p.request({ method: 'POST', url: `/quotes/${q2.id}/execute`, headers: { 'idempotency-key': 'exec-1' } });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect((await balances(env, s.usd)).held).toBe(2_000n);
   });
 
   it(`POST /quotes/{id}/execute costs at most ${BUDGET.execute} statements; a second execute moves nothing`, async () => {

@@ -36,7 +36,7 @@ export async function internalAccountRoutes(app: FastifyInstance) {
 
   const accountParams = z.object({ accountId: z.string().max(200) });
   const replayAccount = async (req: FastifyRequest) => ({ status: 200, body: internalAccountResource(await getInternalAccount(req.ctx, parseInput(accountParams, req.params).accountId)) });
-  app.post('/sandbox/internal-accounts/:accountId/fund', { preHandler: sandboxOnly, config: { idempotent: { replay: replayAccount } } }, async (req) => {
+  app.post('/sandbox/internal-accounts/:accountId/fund', { preHandler: sandboxOnly, config: { idempotent: { replay: replayAccount, claimedByEffect: true } } }, async (req) => {
     const { accountId } = parseInput(accountParams, req.params);
     const body = parseInput(z.object({ amount: z.number().int().min(1).max(MAX_SANDBOX_FUNDING) }), req.body ?? {});
     return internalAccountResource(await fundSandboxAccount(req.ctx, accountId, BigInt(body.amount)));

@@ -2,6 +2,7 @@ import type { OneStatement } from '../../platform/one-statement.js';
 import { currencyOf } from '../../platform/currencies.js';
 import { invariant } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { checkedAfterKeyLookup } from '../../platform/sql/planner.js';
 import { unbalancedCurrencies, type Posting } from './ledger.model.js';
 
 /**
@@ -52,8 +53,7 @@ export function journalsCtes(
   // Arrays (not a VALUES list): the statement's text is the same for any number of accounts — one
   // prepared statement, planned once, for every batch. svc_balance_moves (migrations 20261126020000/030000)
   // unnests them as rows the planner counts as one, so each account is found by its key; the other
-  // conditions are wrapped so no index serves them (`(…) IS TRUE`), whatever the statistics say of the
-  // platform's rows (a fresh platform's look few: a scan of them all).
+  // conditions are checked on the row found (checkedAfterKeyLookup, src/platform/sql/planner.ts).
   const column = <T>(f: (d: (typeof deltas)[number]) => T) => s.param(deltas.map(f));
   const after = j.after.map((cte) => ` AND EXISTS (SELECT 1 FROM ${cte})`).join('');
   // The statement's rows written so far are written before the balances lock (a shared account's row
@@ -66,7 +66,7 @@ export function journalsCtes(
        FROM svc_balance_moves(${column((d) => d.id)}::text[], ${column((d) => d.currency)}::text[], ${column((d) => d.available.toString())}::bigint[], ${column((d) => d.held.toString())}::bigint[],
                    ${column(() => newId('Webhook'))}::text[], ${column((d) => JSON.stringify(currencyOf(d.currency)))}::jsonb[]) AS d
       WHERE a.id = d.id
-        AND (a.platform_id = ${pid} AND a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0) IS TRUE${after}
+        AND ${checkedAfterKeyLookup(`a.platform_id = ${pid} AND a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}${after}
       RETURNING a.*, d.event_id, d.currency_json`,
   ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS');
   s.with(

@@ -55,7 +55,7 @@ export { PURPOSES_OF_PAYMENT } from './quotes.schemas.js';
 export { getTransaction } from './transactions.service.js';
 export { transactionResource } from './transactions.resource.js';
 /** Incoming payments (uma). */
-export { receiveIncomingPayment, type IncomingPayment } from './transactions.incoming.js';
+export { creditIncomingPayment, receiveIncomingPayment, type IncomingPayment } from './transactions.incoming.js';
 /** The port src/domains/uma implements for quotes to UMA addresses, bound by src/modules.ts. */
 export { bindUmaDestinations, type ResolvedDestination, type StoredUmaPayment, type UmaCurrencyLimits, type UmaDestinations } from './quotes.destinations.js';
 /** Payout outcomes pushed by rail adapters (src/adapter-sinks.ts). */

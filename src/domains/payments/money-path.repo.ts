@@ -3,11 +3,12 @@ import type { Ctx } from '../../deps.js';
 import type pg from 'pg';
 import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
+import { checkedAfterKeyLookup, keysPlannedAsOne } from '../../platform/sql/planner.js';
 import { newId } from '../../platform/ids.js';
 import { merged } from '../../platform/objects.js';
 import { jsonText } from '../../platform/outbox.js';
-import { JsonText, OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
-import { transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
+import { JsonText, OneStatement, OneStatementRefused, runIn, type RawRunner } from '../../platform/one-statement.js';
+import { IllegalTransitionError, transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimsInsertSql, takenError, type IdempotencyClaim } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
@@ -15,7 +16,7 @@ import { InsufficientFundsError, journalsCtes, type Posting } from '../ledger/in
 import { holdPostings } from './payment-postings.js';
 import { transactionResource } from './transactions.resource.js';
 import { eventPrefix, quoteStatus, transactionStatus } from './transactions.repo.js';
-import { transactionTransitions } from './transactions.model.js';
+import { transactionLifecycle, transactionTransitions } from './transactions.model.js';
 
 /**
  * Issue 12: the money path in one statement each. A platform's prefunded payment (no SCA, no agent
@@ -169,14 +170,64 @@ function startError(err: unknown, t: Transaction, claim: IdempotencyClaim | unde
  */
 export async function startPendingPayment(ctx: Ctx, pending: StartedPayment): Promise<StartedPayment> {
   const started = startedRows(ctx, pending);
-  const now = started.transaction.updatedAt;
   const s = new OneStatement();
-  // The moves of transition() (transactions.repo.ts), as CTEs: compare-and-set and history rows.
-  transitionCtes(s, ctx, transactionStatus, 'execute', pending.transaction.id, { name: 'cas', set: { updatedAt: now }, where: Prisma.sql`"pending_reason" IS NULL` });
-  s.require('cas', 1, 'QUOTE_NOT_PENDING');
-  transitionCtes(s, ctx, quoteStatus, 'execute', pending.quote.id, { name: 'qu', set: { updatedAt: now, executedAt: now }, where: Prisma.sql`EXISTS (SELECT 1 FROM "cas")` });
-  s.require('qu', 1, 'QUOTE_NOT_PENDING');
+  startMoveCtes(s, ctx, started.transaction, { event: 'execute', hold: true, where: Prisma.sql`"pending_reason" IS NULL` });
   return runStart(ctx, s, started, [started.transaction], 'cas');
+}
+
+/**
+ * How a payment already written starts (every trigger but the immediate one, which inserts it started):
+ *   execute    POST /quotes/{id}/execute, an agent's execution within its policy, a real-time quote's
+ *              deposit, the platform's approval of an agent's payment (`set` clears its pendingReason)
+ *   authorize  POST /quotes/{id}/authorize after a verified SCA code
+ * `hold`: an outgoing payment holds its sending amount; an incoming one's money waits in clearing.
+ */
+export interface StartMove {
+  event: 'execute' | 'authorize';
+  hold: boolean;
+  /** A further condition of the transaction's compare-and-set. */
+  where?: Prisma.Sql;
+  /** Columns the start also sets on the transaction (an agent's counted amount, a cleared pendingReason). */
+  set?: Partial<Pick<Transaction, 'agentId' | 'agentCountedAmount' | 'pendingReason'>>;
+}
+
+/**
+ * The one writer of a payment's start inside the caller's database transaction (with what else commits
+ * with it: a consumed SCA challenge, an agent's counted usage, a recorded deposit, an incoming payment's
+ * row): the same statement as startPendingPayment's — compare-and-set of the transaction and its quote
+ * with their history rows, the <PREFIX>.PROCESSING event, the hold journal with its balance moves and
+ * events — run on the transaction. Returns the started transaction.
+ * Errors: 400 INSUFFICIENT_FUNDS; 409 INVALID_STATE_TRANSITION (a lost race or an illegal move: the caller maps it).
+ */
+export async function startPaymentIn(ctx: Ctx, tx: RawRunner, t: Transaction, move: StartMove): Promise<Transaction> {
+  const now = ctx.clock.now();
+  const started: Transaction = { ...t, ...move.set, status: 'PROCESSING', pendingReason: null, updatedAt: now };
+  const s = new OneStatement();
+  startMoveCtes(s, ctx, started, move);
+  if (move.hold) startCtes(s, ctx.platformId, [{ started: { transaction: started }, eventStates: [started] }], 'cas');
+  else transactionEventsCte(s, ctx.platformId, [started]);
+  try {
+    await runIn(s, tx);
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') throw new InsufficientFundsError(t.sourceAccountId);
+    if (err instanceof OneStatementRefused && err.code === 'QUOTE_NOT_PENDING') throw new IllegalTransitionError(transactionLifecycle, move.event, t.status, t.id);
+    throw err;
+  }
+  return started;
+}
+
+/**
+ * CTEs `cas` and `qu`: the start's moves of transition() (transactions.repo.ts) — the transaction's
+ * compare-and-set with its history row, then its quote's — each required (QUOTE_NOT_PENDING).
+ */
+function startMoveCtes(s: OneStatement, ctx: Ctx, started: Transaction, move: StartMove): void {
+  const now = started.updatedAt;
+  const set = { ...move.set, pendingReason: null, updatedAt: now };
+  transitionCtes(s, ctx, transactionStatus, move.event, started.id, { name: 'cas', set, ...(move.where ? { where: move.where } : {}) });
+  s.require('cas', 1, 'QUOTE_NOT_PENDING');
+  if (!started.quoteId) return;
+  transitionCtes(s, ctx, quoteStatus, move.event, started.quoteId, { name: 'qu', set: { updatedAt: now, executedAt: now }, where: Prisma.sql`EXISTS (SELECT 1 FROM "cas")` });
+  s.require('qu', 1, 'QUOTE_NOT_PENDING');
 }
 
 function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
@@ -206,7 +257,7 @@ async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, even
  * CTEs of started payments of one platform: their events (`tev`), then their hold journals with the
  * balances moved once per account (journalsCtes, after CTE `after` when given).
  */
-function startCtes(s: OneStatement, platformId: string, list: Array<{ started: StartedPayment; eventStates: Transaction[] }>, after?: string): void {
+function startCtes(s: OneStatement, platformId: string, list: Array<{ started: { transaction: Transaction }; eventStates: Transaction[] }>, after?: string): void {
   transactionEventsCte(s, platformId, list.flatMap((i) => i.eventStates));
   let at = list[0]!.started.transaction.updatedAt;
   for (const { started } of list) if (started.transaction.updatedAt > at) at = started.transaction.updatedAt;
@@ -232,6 +283,32 @@ function insertedHistoryCte(s: OneStatement, platformId: string, list: Transacti
   const move = transactionTransitions.execute;
   const moved = list.flatMap((t) => [{ machine: transactionStatus.machine, resourceId: t.id, at: t.updatedAt }, ...(t.quoteId ? [{ machine: quoteStatus.machine, resourceId: t.quoteId, at: t.updatedAt }] : [])]);
   s.insert('h', 'status_changes', moved.map((m) => ({ id: newId('StatusChange'), platformId, machine: m.machine, resourceId: m.resourceId, event: 'execute', fromStatus: move.from[0], toStatus: move.to, createdAt: m.at })));
+}
+
+/**
+ * The one writer of an incoming payment credited at once (a UMA payment to a customer without a payout
+ * account, a sandbox pull of POST /transfer-in): the transaction inserted COMPLETED with the history of
+ * its moves (execute, complete), its credit journal with the balance moves and their events, then
+ * INCOMING_PAYMENT.COMPLETED, and the request's Idempotency-Key record — one statement.
+ * Errors: 409 CONFLICT (the Idempotency-Key was taken).
+ */
+export async function insertCreditedIncoming(ctx: Ctx, t: Transaction, journal: { key: string; kind: string; postings: Posting[] }): Promise<Transaction> {
+  const s = new OneStatement();
+  s.insert('t', 'transactions', [t]);
+  const moves = (['execute', 'complete'] as const).map((event) => ({ id: newId('StatusChange'), platformId: ctx.platformId, machine: transactionStatus.machine, resourceId: t.id, event, fromStatus: transactionTransitions[event].from[0], toStatus: transactionTransitions[event].to, createdAt: t.updatedAt }));
+  s.insert('h', 'status_changes', moves);
+  journalsCtes(s, { platformId: ctx.platformId, at: t.updatedAt, prefix: 'credit', after: [], journals: [{ ...journal, referenceId: t.id }] });
+  transactionEventsCte(s, ctx.platformId, [t]);
+  const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
+  if (claim) claim.resourceId = t.id;
+  claimsCte(s, claim ? [claim] : []);
+  try {
+    await s.run(poolOf(ctx.prisma));
+  } catch (err) {
+    throw startError(err, t, claim);
+  }
+  if (claim) claimCommitted(claim);
+  return t;
 }
 
 /** The rail's answer to a submission, stored with the settlement when it completed at once. */
@@ -348,16 +425,15 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
  * PROCESSING, paid out to an external account, not yet submitted (no rail reference) and not claimed
  * before, and returns those rows — the claim submitPayment takes one payment at a time, for many
  * in one statement. A payment not returned is left to submitPayment's own path. Rows are found by key
- * only (the rest wrapped in `IS TRUE`, as transitionManyCtes does): never a scan of the unsubmitted ones.
- * The keys go through svc_keys (migration 20261127000000) so the statement is planned once per
- * connection, not on every call; each row's platform is the one listed at its id's position.
+ * only (checkedAfterKeyLookup, as transitionManyCtes does): never a scan of the unsubmitted ones; the
+ * keys are planned as one row (keysPlannedAsOne); each row's platform is the one listed at its id's position.
  */
 export async function claimSubmissions(pool: pg.Pool, items: ReadonlyArray<{ platformId: string; transactionId: string }>, now: Date): Promise<Transaction[]> {
   const r = await query(
     pool,
     `UPDATE transactions t SET submitted_at = $1
-      WHERE t.id = ANY(svc_keys($3::text[]))
-        AND (t.platform_id = ($2::text[])[array_position($3::text[], t.id)] AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL' AND t.rail_reference IS NULL AND t.submitted_at IS NULL) IS TRUE
+      WHERE t.id = ANY(${keysPlannedAsOne('$3::text[]')})
+        AND ${checkedAfterKeyLookup(`t.platform_id = ($2::text[])[array_position($3::text[], t.id)] AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL' AND t.rail_reference IS NULL AND t.submitted_at IS NULL`)}
       RETURNING t.*`,
     [now, items.map((i) => i.platformId), items.map((i) => i.transactionId)],
   );

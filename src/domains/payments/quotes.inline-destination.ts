@@ -6,6 +6,7 @@ import { createExternalAccount, deleteExternalAccount, getExternalAccount, runBe
 import { createQuoteBody } from './quotes.schemas.js';
 import { createQuote } from './quotes.service.js';
 import { parseInput } from '../../platform/http/validate.js';
+import { withoutClaim } from '../../platform/idempotency.js';
 
 const inlineDestination = z.strictObject({
   destinationType: z.literal('EXTERNAL_ACCOUNT_DETAILS'),
@@ -31,12 +32,14 @@ export async function createQuoteFromRequest(ctx: Ctx, raw: unknown): Promise<Qu
   // Everything but the destination is checked before anything is written.
   const placeholder = { destinationType: 'ACCOUNT', accountId: 'ExternalAccount:inline' };
   parseInput(createQuoteBody, { ...rest, destination: placeholder });
-  const { accountId, created } = await registerAccount(ctx, rest, inline.externalAccountDetails);
+  // The account is registered and checked on its own (a repeat reuses it): the request's key belongs to the quote.
+  const free = withoutClaim(ctx);
+  const { accountId, created } = await registerAccount(free, rest, inline.externalAccountDetails);
   try {
-    if (created) await runBeneficiaryCheck(ctx, ctx.platformId, accountId).catch(() => undefined);
+    if (created) await runBeneficiaryCheck(free, ctx.platformId, accountId).catch(() => undefined);
     return await createQuote(ctx, parseInput(createQuoteBody, { ...rest, destination: { destinationType: 'ACCOUNT', accountId } }));
   } catch (err) {
-    if (created) await deleteExternalAccount(ctx, 'customers', accountId).catch(() => undefined);
+    if (created) await deleteExternalAccount(free, 'customers', accountId).catch(() => undefined);
     throw err;
   }
 }

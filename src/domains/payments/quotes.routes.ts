@@ -10,6 +10,8 @@ import { authorizeBody, quoteScaChallenge, resendQuoteChallenge } from '../sca/i
 
 /** Rebuilds a create or execute response whose effect committed but whose answer was lost (a crash). */
 const replayQuote = (status: number) => ({
+  // The quote's statement writes the Idempotency-Key record: a key costs nothing more (issue 24).
+  claimedByEffect: true,
   replay: async (req: FastifyRequest, id: string | undefined) => {
     const quote = await getQuote(req.ctx, id ?? (req.params as { quoteId?: string }).quoteId ?? '');
     return { status, body: quoteResource(quote, await quoteScaChallenge(req.ctx, quote)) };

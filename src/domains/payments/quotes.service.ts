@@ -11,18 +11,16 @@ import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import { merged } from '../../platform/objects.js';
 import type { Customer, InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
-import { postJournal } from '../ledger/index.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride, priceQuoteForWire, type Pricing, getExchangeRate } from '../fees/index.js';
 import { FxRateUnavailableError } from '../../adapters/fx/port.js';
 import { assertEndUserTermsAccepted } from '../customers/index.js';
 import { assertScaFactorServed } from './quotes.sca-factor.js';
 import { railChoice } from './ref-reads.js';
-import { holdPostings } from './settlement.service.js';
-import { transitionTransaction } from './transactions.repo.js';
 import { transactionResource } from './transactions.resource.js';
 import { enqueueSubmit } from './transactions.jobs.js';
-import { insertStartedPayment, startPendingPayment } from './money-path.repo.js';
+import { insertStartedPayment, startPaymentIn, startPendingPayment } from './money-path.repo.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { assertWithinTransactionLimit, countDailyUsage, toPolicyAmount, policyDecision } from '../agents/index.js';
 import { consumeQuoteChallenge, requireScaSession, verifyQuoteChallenge } from '../sca/index.js';
 import { requireQuoteAuthorization } from './quotes.authorization.js';
@@ -138,6 +136,22 @@ async function price(ctx: Ctx, body: CreateQuoteBody, sendingCurrency: string, d
  */
 export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quote> {
   assertScaFactorServed(body.scaFactor); // hook:25a
+  const parties = await resolveParties(ctx, body);
+  const priced = await priceAndCheck(ctx, body, parties);
+  const terms = await quoteTerms(ctx, body, parties, priced.pricing);
+  // Checks before any money moves (volume limits, frozen accounts, end-user terms) belong here, before persistQuote.
+  return persistQuote(ctx, body, parties, priced, terms);
+}
+
+/** Who pays whom: the source (and its customer), the SCA session it needs, the destination. */
+interface Parties {
+  source: ResolvedSource;
+  dest: ResolvedDestination;
+  /** The customer's live SCA session: the payment then waits for POST /quotes/{id}/authorize. */
+  sca: Awaited<ReturnType<typeof requireScaSession>>;
+}
+
+async function resolveParties(ctx: Ctx, body: CreateQuoteBody): Promise<Parties> {
   const source = await resolveSource(ctx, body);
   await assertEndUserTermsAccepted(ctx, source.customer ?? source.customerId); // hook:25a
   // Spec Authentication 4: an SCA customer needs a live session (409 SCA_SESSION_REQUIRED), and its
@@ -148,13 +162,39 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   if (dest.kind !== 'INTERNAL' && !body.purposeOfPayment && ctx.config.PURPOSE_OF_PAYMENT_REQUIRED_CURRENCIES.includes(dest.currency)) {
     throw new ValidationError([{ field: 'purposeOfPayment', message: `Payments in ${dest.currency} need a purpose of payment.` }]);
   }
+  return { source, dest, sca };
+}
+
+/** The price, checked against the platform's bounds, the UMA receiver's and an agent's maximum. */
+/** The price and what it is checked against; `railReads`: the rail chosen and its timing (issue 25). */
+interface Priced {
+  pricing: Pricing;
+  agentAmount?: bigint;
+  railReads: ReturnType<typeof railChoice>;
+}
+
+async function priceAndCheck(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties): Promise<Priced> {
   const pricing = await price(ctx, body, source.currency, dest);
   await checkLimits(ctx, source.currency, dest.currency, pricing);
   const railReads = railChoice(dest.kind === 'INTERNAL' ? null : dest.rail, body.destination.destinationType === 'ACCOUNT' ? body.destination.paymentRail : null, (r) => ctx.adapters.rails.expectedSettlementMs(r)); // hook:25a
   checkUmaLimits(dest, pricing);
-  const agentAmount = ctx.agent ? await toPolicyAmount(ctx, ctx.agent, pricing.totalSendingAmount, source.currency) : undefined;
-  if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!);
+  if (!ctx.agent) return { pricing, railReads };
+  const agentAmount = await toPolicyAmount(ctx, ctx.agent, pricing.totalSendingAmount, source.currency);
+  assertWithinTransactionLimit(ctx.agent, agentAmount);
+  return { pricing, agentAmount, railReads };
+}
 
+/** The quote's ids, expiry, UMA terms, funding instructions and the columns its quote and transaction share. */
+interface QuoteTerms {
+  quoteId: string;
+  transactionId: string;
+  expiresAt: Date;
+  umaPayment?: Awaited<ReturnType<typeof requestUmaPayment>>;
+  instructions: ReturnType<typeof fundingInstructions>;
+  common: QuoteCommon;
+}
+
+async function quoteTerms(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties, pricing: Pricing): Promise<QuoteTerms> {
   const now = ctx.clock.now();
   const quoteId = newId('Quote');
   const transactionId = newId('Transaction');
@@ -166,10 +206,23 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
   if (umaPayment && new Date(umaPayment.termsExpireAt) < expiresAt) expiresAt = new Date(umaPayment.termsExpireAt);
   const instructions = source.realtime ? fundingInstructions(ctx, source.realtime, quoteId, pricing.totalSendingAmount, now, expiresAt) : [];
   const walletInstructions = await walletExecutionInstructions(ctx, source, { quoteId, amount: pricing.totalSendingAmount, currency: source.currency, immediatelyExecute: body.immediatelyExecute }); // hook:28
+  const common = commonColumns(ctx, body, source, dest, pricing, { now, instructions, walletInstructions, multiplier: umaPayment?.multiplier });
+  return { quoteId, transactionId, expiresAt, umaPayment, instructions, common };
+}
+
+/** The columns a quote and its transaction share. */
+function commonColumns(
+  ctx: Ctx,
+  body: CreateQuoteBody,
+  source: ResolvedSource,
+  dest: ResolvedDestination,
+  pricing: Pricing,
+  o: { now: Date; instructions: ReturnType<typeof fundingInstructions>; walletInstructions: Awaited<ReturnType<typeof walletExecutionInstructions>>; multiplier?: number },
+): QuoteCommon {
   const sourceJson = source.realtime
     ? { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}), ...(body.source.sourceType === 'REALTIME_FUNDING' && body.source.cryptoNetwork ? { cryptoNetwork: body.source.cryptoNetwork.toUpperCase() } : {}) }
     : { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}) };
-  const common = merged({
+  return {
     customerId: source.customerId,
     sourceAccountId: source.id,
     source: sourceJson,
@@ -185,66 +238,80 @@ export async function createQuote(ctx: Ctx, body: CreateQuoteBody): Promise<Quot
     purposeOfPayment: body.purposeOfPayment ?? null,
     agentId: ctx.agent?.agentId ?? null,
     // REF's paymentInstructions and rateDetails (the fee split's columns), on the quote and its transaction alike (issue 13).
-    paymentInstructions: [...instructions.map((i) => i.wire), ...walletInstructions] as any, // hook:28
-    createdAt: now,
-    updatedAt: now,
-  }, feeSplitColumns(pricing, source.currency, dest.currency, umaPayment?.multiplier));
-  if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !umaPayment) {
-    // Issue 12: a platform's prefunded immediate payment is written by one statement (money-path.repo.ts).
-    const pending = pendingRows(ctx, { quoteId, transactionId, body, pricing, source, dest, expiresAt, common, railReads });
+    paymentInstructions: [...o.instructions.map((i) => i.wire), ...o.walletInstructions] as QuoteCommon['paymentInstructions'], // hook:28
+    createdAt: o.now,
+    updatedAt: o.now,
+    ...feeSplitColumns(pricing, source.currency, dest.currency, o.multiplier),
+  };
+}
+
+/**
+ * Writes the quote. A platform's prefunded immediate payment is inserted already started, by the
+ * payments' one statement (money-path.repo.ts insertStartedPayment); any other quote is created PENDING,
+ * then waits for SCA authorization or starts through beginExecution, in one transaction.
+ */
+async function persistQuote(ctx: Ctx, body: CreateQuoteBody, parties: Parties, priced: Priced, terms: QuoteTerms): Promise<Quote> {
+  const { source, dest, sca } = parties;
+  if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !terms.umaPayment) {
+    const pending = pendingRows(ctx, { quoteId: terms.quoteId, transactionId: terms.transactionId, body, pricing: priced.pricing, source, dest, expiresAt: terms.expiresAt, common: terms.common, railReads: priced.railReads });
     const { quote } = await withinDailyVolume(ctx, immediateVolume(body, pending.quote), () => insertStartedPayment(ctx, pending)); // hook:25b
-    await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId });
+    await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: terms.transactionId });
     return quote;
   }
-  const quote = await withinDailyVolume(ctx, immediateVolume(body, { sendingCurrency: source.currency, receivingCurrency: dest.currency, totalSendingAmount: pricing.totalSendingAmount }), () => ctx.db.$transaction(async (tx) => { // hook:25b
-    await tx.quote.create({
-      data: {
-        id: quoteId,
-        status: 'PENDING',
-        lockedSide: body.lockedCurrencySide,
-        lockedAmount: BigInt(body.lockedCurrencyAmount),
-        totalSendingAmount: pricing.totalSendingAmount,
-        totalReceivingAmount: pricing.totalReceivingAmount,
-        feesIncluded: pricing.feesIncluded,
-        platformFeesIncluded: pricing.platformFee,
-        serviceFeesIncluded: pricing.serviceFee,
-        senderCustomerInfo: (body.senderCustomerInfo ?? undefined) as any,
-        transactionId,
-        expiresAt,
-        lookupId: dest.uma?.lookupId ?? null,
-        umaPayment: (umaPayment ?? undefined) as any,
-        funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
-        ...common,
-      } as any,
-    });
-    const t = await tx.transaction.create({
-      data: {
-        id: transactionId,
-        quoteId,
-        status: 'PENDING',
-        type: 'OUTGOING',
-        direction: 'DEBIT',
-        identifierLast3: dest.identifierLast3,
-        platformCustomerId: source.platformCustomerId,
-        sentAmount: pricing.totalSendingAmount,
-        receivedAmount: pricing.totalReceivingAmount,
-        fees: pricing.feesIncluded,
-        platformFees: pricing.platformFee,
-        serviceFees: pricing.serviceFee,
-        counterpartyInformation: ((umaPayment as { counterpartyInformation?: unknown } | undefined)?.counterpartyInformation ?? undefined) as any,
-        ...railReads, // hook:25a
-        ...common,
-      } as any,
-    });
-    if (instructions.length > 0) await saveFundingInstructions(tx, quoteId, instructions, now);
-    await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(t));
+  const volume = immediateVolume(body, { sendingCurrency: source.currency, receivingCurrency: dest.currency, totalSendingAmount: priced.pricing.totalSendingAmount }); // hook:25b
+  const created = await withinDailyVolume(ctx, volume, () => ctx.db.$transaction(async (tx) => { // hook:25b
+    const t = await createPendingQuote(tx, body, parties, priced, terms);
     let afterCommit: (() => Promise<void>) | undefined;
     if (sca) afterCommit = await requireQuoteAuthorization(ctx, tx, t);
-    else if (body.immediatelyExecute) afterCommit = (await beginExecution(ctx, tx, t, { by: 'EXECUTE', agent: ctx.agent, agentAmount })).afterCommit;
-    return { quote: await tx.quote.findUniqueOrThrow({ where: { id: quoteId } }), afterCommit };
+    else if (body.immediatelyExecute) afterCommit = (await beginExecution(ctx, tx, t, { by: 'EXECUTE', agent: ctx.agent, agentAmount: priced.agentAmount })).afterCommit;
+    return { quote: await tx.quote.findUniqueOrThrow({ where: { id: terms.quoteId } }), afterCommit };
   }));
-  if (quote.afterCommit) await quote.afterCommit();
-  return quote.quote;
+  if (created.afterCommit) await created.afterCommit();
+  return created.quote;
+}
+
+/** The PENDING quote, its transaction, its funding instructions and OUTGOING_PAYMENT.PENDING, in the caller's transaction. */
+async function createPendingQuote(tx: TenantTx, body: CreateQuoteBody, { source, dest }: Parties, { pricing, railReads }: Priced, terms: QuoteTerms): Promise<Transaction> {
+  const { quoteId, transactionId, umaPayment, common } = terms;
+  const amounts = { totalSendingAmount: pricing.totalSendingAmount, totalReceivingAmount: pricing.totalReceivingAmount, feesIncluded: pricing.feesIncluded, platformFeesIncluded: pricing.platformFee, serviceFeesIncluded: pricing.serviceFee };
+  await tx.quote.create({
+    data: {
+      id: quoteId,
+      status: 'PENDING',
+      lockedSide: body.lockedCurrencySide,
+      lockedAmount: BigInt(body.lockedCurrencyAmount),
+      ...amounts,
+      senderCustomerInfo: (body.senderCustomerInfo ?? undefined) as any,
+      transactionId,
+      expiresAt: terms.expiresAt,
+      lookupId: dest.uma?.lookupId ?? null,
+      umaPayment: (umaPayment ?? undefined) as any,
+      funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
+      ...common,
+    } as any,
+  });
+  const t = await tx.transaction.create({
+    data: {
+      id: transactionId,
+      quoteId,
+      status: 'PENDING',
+      type: 'OUTGOING',
+      direction: 'DEBIT',
+      identifierLast3: dest.identifierLast3,
+      platformCustomerId: source.platformCustomerId,
+      sentAmount: pricing.totalSendingAmount,
+      receivedAmount: pricing.totalReceivingAmount,
+      fees: pricing.feesIncluded,
+      platformFees: pricing.platformFee,
+      serviceFees: pricing.serviceFee,
+      counterpartyInformation: ((umaPayment as { counterpartyInformation?: unknown } | undefined)?.counterpartyInformation ?? undefined) as any,
+      ...railReads, // hook:25a
+      ...common,
+    } as any,
+  });
+  if (terms.instructions.length > 0) await saveFundingInstructions(tx, quoteId, terms.instructions, common.createdAt);
+  await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(t));
+  return t;
 }
 
 type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKind' | 'destinationAccountId' | 'paymentRail' | 'sendingCurrency' | 'receivingCurrency' | 'exchangeRate' | 'description' | 'remittanceInformation' | 'purposeOfPayment' | 'agentId' | 'paymentInstructions' | 'createdAt' | 'updatedAt'> &
@@ -309,17 +376,6 @@ function pendingRows(
 }
 
 /**
- * Holds the sending amount and moves the transaction to PROCESSING, in the caller's transaction:
- * `execute` from PENDING, `authorize` from PENDING_AUTHORIZATION (SCA).
- */
-async function holdAndProcess(ctx: Ctx, tx: TenantTx, t: Transaction, event: 'execute' | 'authorize' = 'execute'): Promise<void> {
-  // Status first: the compare-and-set turns away a second execute before it touches the balance,
-  // and the account row is locked only for the tail of the transaction.
-  await transitionTransaction(ctx, tx, t, event);
-  await postJournal(ctx, tx, { key: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, postings: holdPostings(t) });
-}
-
-/**
  * Starts an execution in the caller's transaction. A platform's execution holds and processes. An
  * agent's (its own call, or the deposit of a real-time quote it created) is counted against its daily limit first; above its approval threshold it only waits for
  * the platform (A17, pendingReason PLATFORM_APPROVAL): nothing is held until approval, and the
@@ -327,7 +383,7 @@ async function holdAndProcess(ctx: Ctx, tx: TenantTx, t: Transaction, event: 'ex
  */
 async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: AgentActor | undefined, agentAmount: bigint | undefined): Promise<'PROCESSING' | 'AWAITING_APPROVAL'> {
   if (!agent) {
-    await holdAndProcess(ctx, tx, t);
+    await startPaymentIn(ctx, tx, t, { event: 'execute', hold: true });
     return 'PROCESSING';
   }
   const now = ctx.clock.now();
@@ -344,8 +400,7 @@ async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: Age
     await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(await tx.transaction.findUniqueOrThrow({ where: { id: t.id } })));
     return 'AWAITING_APPROVAL';
   }
-  await tx.transaction.updateMany({ where: { id: t.id }, data: agentFields });
-  await holdAndProcess(ctx, tx, { ...t, ...agentFields });
+  await startPaymentIn(ctx, tx, t, { event: 'execute', hold: true, set: agentFields });
   return 'PROCESSING';
 }
 
@@ -382,10 +437,11 @@ export interface ExecutionStart {
 export async function beginExecution(ctx: Ctx, tx: TenantTx, t: Transaction, trigger: ExecutionTrigger): Promise<ExecutionStart> {
   await beforeMovement(ctx, t, tx); // hook:25b
   let status: ExecutionStart['status'] = 'PROCESSING';
+  // Every start is written by startPaymentIn (money-path.repo.ts), the statement the autocommit starts run too.
   if (trigger.by === 'EXECUTE' || trigger.by === 'FUNDING') status = await startExecution(ctx, tx, t, trigger.agent, trigger.agentAmount);
-  else if (trigger.by === 'AUTHORIZE') await holdAndProcess(ctx, tx, t, 'authorize');
-  else if (trigger.by === 'APPROVAL') await holdAndProcess(ctx, tx, t);
-  else await transitionTransaction(ctx, tx, t, 'execute');
+  else if (trigger.by === 'AUTHORIZE') await startPaymentIn(ctx, tx, t, { event: 'authorize', hold: true });
+  else if (trigger.by === 'APPROVAL') await startPaymentIn(ctx, tx, t, { event: 'execute', hold: true, where: Prisma.sql`"pending_reason" = 'PLATFORM_APPROVAL'` });
+  else await startPaymentIn(ctx, tx, t, { event: 'execute', hold: false });
   const submit = () => enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: t.id });
   return { status, afterCommit: status === 'PROCESSING' ? submit : async () => undefined };
 }

@@ -3,10 +3,11 @@ import { newId } from '../../platform/ids.js';
 import { noteIdempotentResource, withoutClaim } from '../../platform/idempotency.js';
 import { recordEvent } from '../../platform/outbox.js';
 import type { Customer, Transaction } from '../../generated/prisma/client.js';
-import { openInternalAccounts, postJournal, systemAccount, type Posting } from '../ledger/index.js';
+import { openInternalAccounts, systemAccount, type Posting } from '../ledger/index.js';
 import { getDefaultUmaDepositAccount } from '../external-accounts/index.js';
 import { defaultPaymentRail } from '../fees/index.js';
 import { beginExecution } from './quotes.service.js';
+import { insertCreditedIncoming } from './money-path.repo.js';
 import { transactionResource } from './transactions.resource.js';
 
 /** A payment to one of the platform's customers, as the network it came over reports it (today: UMA). */
@@ -88,19 +89,44 @@ export async function receiveIncomingPayment(ctx: Ctx, p: IncomingPayment): Prom
     await execution.afterCommit();
     return t;
   }
-  return ctx.db.$transaction(async (tx) => {
-    const created = await tx.transaction.create({
-      data: {
-        ...common,
-        status: 'COMPLETED',
-        destinationKind: 'INTERNAL',
-        destinationAccountId: internal.id,
-        destination: { destinationType: 'ACCOUNT', accountId: internal.id, currency: p.currency },
-        settledAt: now,
-      } as never,
-    });
-    await postJournal(ctx, tx, { key: `${id}:settle`, kind: 'UMA_INCOMING', referenceId: id, postings: incomingCreditPostings(clearing, internal.id, p.currency, p.amount) });
-    await recordEvent(tx, 'INCOMING_PAYMENT.COMPLETED', transactionResource(created));
-    return created;
-  });
+  const credited = {
+    ...common,
+    destinationAccountId: internal.id,
+    destination: { destinationType: 'ACCOUNT', accountId: internal.id, currency: p.currency },
+    paymentRail: null,
+    identifierLast3: null,
+    counterpartyInformation: p.counterpartyInformation ?? null,
+  };
+  return creditIncomingPayment(ctx, credited, { key: `${id}:settle`, kind: 'UMA_INCOMING', postings: incomingCreditPostings(clearing, internal.id, p.currency, p.amount) });
+}
+
+/**
+ * An incoming payment credited at once to an internal account: its transaction COMPLETED, with history,
+ * journal and events, written by insertCreditedIncoming (money-path.repo.ts) — the UMA credit above and
+ * POST /transfer-in's sandbox pull alike. Errors: 409 CONFLICT (the Idempotency-Key was taken).
+ */
+export async function creditIncomingPayment(ctx: Ctx, f: Omit<CreditedFields, 'platformId'>, journal: { key: string; kind: string; postings: Posting[] }): Promise<Transaction> {
+  noteIdempotentResource(ctx, f.id);
+  return insertCreditedIncoming(ctx, creditedIncomingRow({ ...f, platformId: ctx.platformId }), journal);
+}
+
+type CreditedFields = Pick<Transaction, 'id' | 'platformId' | 'customerId' | 'platformCustomerId' | 'sourceAccountId' | 'destinationAccountId' | 'paymentRail' | 'identifierLast3' | 'sentAmount' | 'sendingCurrency' | 'receivedAmount' | 'receivingCurrency' | 'createdAt'> &
+  Partial<Pick<Transaction, 'description' | 'counterpartyInformation'>> & { source: object; destination: object };
+
+/** The row of an INCOMING payment credited at once to an internal account (COMPLETED), as the database holds it. */
+export function creditedIncomingRow(f: CreditedFields): Transaction {
+  const at = f.createdAt;
+  return {
+    id: f.id, platformId: f.platformId, quoteId: null, customerId: f.customerId, platformCustomerId: f.platformCustomerId,
+    status: 'COMPLETED', type: 'INCOMING', direction: 'CREDIT', sourceAccountId: f.sourceAccountId, source: f.source as Transaction['source'],
+    destination: f.destination as Transaction['destination'], destinationKind: 'INTERNAL', destinationAccountId: f.destinationAccountId,
+    identifierLast3: f.identifierLast3, paymentRail: f.paymentRail, sentAmount: f.sentAmount, sendingCurrency: f.sendingCurrency,
+    receivedAmount: f.receivedAmount, receivingCurrency: f.receivingCurrency, exchangeRate: '1', fees: 0n, platformFees: 0n, serviceFees: 0n,
+    description: f.description ?? null, remittanceInformation: null, purposeOfPayment: null, failureReason: null, railReference: null,
+    submittedAt: null, reconcileAfter: null, settledAt: at, refundStatus: null, refundReference: null, refundReason: null,
+    refundInitiatedAt: null, refundSettledAt: null, agentId: null, pendingReason: null, approvalRequestedAt: null, agentCountedAmount: null,
+    counterpartyInformation: (f.counterpartyInformation ?? null) as Transaction['counterpartyInformation'], platformFixedFee: null,
+    platformVariableFeeBps: null, platformVariableFee: null, serviceFixedFee: null, serviceVariableFeeBps: null, serviceVariableFee: null,
+    counterpartyFixedFee: null, counterpartyMultiplier: null, sendingMultiplier: null, paymentInstructions: null, createdAt: at, updatedAt: at,
+  } as Transaction;
 }

@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseInput } from '../../platform/http/validate.js';
 import { sandboxOnly } from '../../platform/http/sandbox.js';
-import { transactionResource } from '../payments/index.js';
+import { getQuote, getTransaction, transactionResource } from '../payments/index.js';
 import { sendTestEvent } from '../webhooks/index.js';
 import { accountLookupParams, accountLookupQuery, kycLinkQuery, sandboxSendBody, sandboxUmaReceiveBody, transferBody, transferOutBody } from './ref-compat.schemas.js';
 import { kycLinkFor, lookupExternalAccount, sandboxSend, sandboxUmaReceive, transferIn, transferOut } from './ref-compat.service.js';
@@ -14,6 +14,18 @@ function deprecated(reply: FastifyReply): void {
   reply.header('deprecation', '@1760313600');
   reply.header('link', '</quotes>; rel="successor-version"');
 }
+
+/**
+ * Rebuilds a transfer's answer from what its effect committed: transfer-out's quote (its transaction
+ * answers), transfer-in's transaction. The effect writes the Idempotency-Key record (issue 24).
+ */
+const replayTransfer = {
+  claimedByEffect: true,
+  replay: async (req: FastifyRequest, id: string | undefined) => {
+    const transactionId = id?.startsWith('Quote:') ? (await getQuote(req.ctx, id)).transactionId : id ?? '';
+    return { status: 201, body: transactionResource(await getTransaction(req.ctx, transactionId)) };
+  },
+};
 
 /** REF's client paths that the spec serves elsewhere or not at all (issue 13). */
 export async function refCompatRoutes(app: FastifyInstance) {
@@ -34,14 +46,14 @@ export async function refCompatRoutes(app: FastifyInstance) {
     return lookupExternalAccount(req.ctx, accountId, parseInput(accountLookupQuery, req.query));
   });
 
-  app.post('/transfer-out', { config: { idempotent: true } }, async (req, reply) => {
+  app.post('/transfer-out', { config: { idempotent: replayTransfer } }, async (req, reply) => {
     deprecated(reply);
     const t = await transferOut(req.ctx, parseInput(transferOutBody, req.body ?? {}));
     reply.status(201);
     return transactionResource(t);
   });
 
-  app.post('/transfer-in', { config: { idempotent: true } }, async (req, reply) => {
+  app.post('/transfer-in', { config: { idempotent: replayTransfer } }, async (req, reply) => {
     deprecated(reply);
     const body = parseInput(transferBody.partial({ amount: true }), req.body ?? {});
     const t = await transferIn(req.ctx, body);

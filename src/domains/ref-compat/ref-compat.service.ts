@@ -1,17 +1,16 @@
 import type { Ctx } from '../../deps.js';
 import { BadRequestError, NotFoundError, NotImplementedError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { recordEvent } from '../../platform/outbox.js';
 import { currencyOf } from '../../platform/currencies.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { Customer, Transaction } from '../../generated/prisma/client.js';
-import { systemAccount, postJournal, getInternalAccount, assertAccountsCanMove } from '../ledger/index.js';
+import { systemAccount, getInternalAccount, assertAccountsCanMove } from '../ledger/index.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { assertEndUserTermsAccepted, createKycLink, getActiveCustomer } from '../customers/index.js';
 import { receiveDeposit } from '../funding/index.js';
 import { receiveSandboxUmaPayment, normalizeUmaAddress } from '../uma/index.js';
 import { getExchangeRate, defaultPaymentRail } from '../fees/index.js';
-import { createQuote, getQuote, getTransaction, transactionResource } from '../payments/index.js';
+import { createQuote, creditIncomingPayment, getQuote, getTransaction, transactionResource } from '../payments/index.js';
 import type { TransferBody, TransferOutBody } from './ref-compat.schemas.js';
 
 const userNotFound = () => new NotFoundError('USER_NOT_FOUND', 'Customer not found.');
@@ -178,45 +177,32 @@ export async function transferIn(ctx: Ctx, body: Omit<TransferBody, 'amount'> & 
   const id = newId('Transaction');
   const now = ctx.clock.now();
   const rail = external.paymentRails[0] ?? defaultPaymentRail(external.currency);
-  return ctx.db.$transaction(async (tx) => {
-    const created = await tx.transaction.create({
-      data: {
-        id,
-        type: 'INCOMING',
-        direction: 'CREDIT',
-        status: 'COMPLETED',
-        customerId: internal.customerId,
-        platformCustomerId: customer?.platformCustomerId ?? null,
-        sourceAccountId: external.id,
-        source: { sourceType: 'ACCOUNT', accountId: external.id, currency: external.currency },
-        destinationKind: 'INTERNAL',
-        destinationAccountId: internal.id,
-        destination: { destinationType: 'ACCOUNT', accountId: internal.id, currency: internal.currency },
-        paymentRail: rail,
-        identifierLast3: external.identifierLast3,
-        sentAmount: amount,
-        sendingCurrency: internal.currency,
-        receivedAmount: amount,
-        receivingCurrency: internal.currency,
-        exchangeRate: '1',
-        fees: 0n,
-        platformFees: 0n,
-        serviceFees: 0n,
-        settledAt: now,
-        createdAt: now,
-        updatedAt: now,
-      } as never,
-    });
-    await postJournal(ctx, tx, {
+  // The payments domain's writer: the transaction with its history, the credit journal, the events.
+  return creditIncomingPayment(
+    ctx,
+    {
+      id,
+      customerId: internal.customerId,
+      platformCustomerId: customer?.platformCustomerId ?? null,
+      sourceAccountId: external.id,
+      source: { sourceType: 'ACCOUNT', accountId: external.id, currency: external.currency },
+      destinationAccountId: internal.id,
+      destination: { destinationType: 'ACCOUNT', accountId: internal.id, currency: internal.currency },
+      paymentRail: rail,
+      identifierLast3: external.identifierLast3,
+      sentAmount: amount,
+      sendingCurrency: internal.currency,
+      receivedAmount: amount,
+      receivingCurrency: internal.currency,
+      createdAt: now,
+    },
+    {
       key: `${id}:pull`,
       kind: 'TRANSFER_IN',
-      referenceId: id,
       postings: [
         { account: systemAccount('RAIL_CLEARING', internal.currency, rail), bucket: 'SYSTEM', currency: internal.currency, amount: -amount },
         { account: internal.id, bucket: 'AVAILABLE', currency: internal.currency, amount },
       ],
-    });
-    await recordEvent(tx, 'INCOMING_PAYMENT.COMPLETED', transactionResource(created));
-    return created;
-  });
+    },
+  );
 }
