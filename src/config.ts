@@ -245,8 +245,8 @@ export const envSchema = z.object({
     .optional(),
   /** How long a receiver lookup can be quoted on (lookupId), in seconds. */
   UMA_LOOKUP_TTL_SECONDS: int(600, 10),
-  /** Deposit detector of real-time funding: sandbox (deposits simulated by POST /sandbox/deposits). */
-  DEPOSIT_DETECTOR: z.enum(['sandbox']).default('sandbox'),
+  /** Deposit detector of real-time funding: sandbox (deposits simulated by POST /sandbox/deposits) or an adapter module (docs/adapters.md). */
+  DEPOSIT_DETECTOR: adapterChoice('deposits').default('sandbox'),
   /** Lifetime of a real-time funded quote (how long its payment instructions accept the exact deposit), in seconds. */
   REALTIME_FUNDING_TTL_SECONDS: int(900, 30),
   /** Lifetime of an agent device code, in seconds. */

@@ -5,7 +5,6 @@ import { newId } from '../../platform/ids.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
 import type { InternalAccount } from '../../generated/prisma/client.js';
 import { openInternalAccounts } from '../ledger/index.js';
-import { depositDetectorFor } from '../../adapters/deposits/index.js';
 import { FUNDING_NETWORKS, type FundingInstructionOut } from '../../adapters/deposits/port.js';
 import type { CreateQuoteBody } from './quotes.schemas.js';
 
@@ -53,7 +52,7 @@ export async function resolveRealtimeSource(ctx: Ctx, body: CreateQuoteBody): Pr
 
 /** The detector's instructions for the quote (exact amount, until it expires). */
 export function fundingInstructions(ctx: Ctx, source: ResolvedRealtimeSource, quoteId: string, amount: bigint, createdAt: Date, expiresAt: Date): FundingInstructionOut[] {
-  return depositDetectorFor(ctx.config).instructionsFor({ quoteId, currency: source.currency, amount, networks: source.networks, createdAt, expiresAt, isPlatformAccount: source.customerId === null });
+  return ctx.adapters.deposits.instructionsFor({ quoteId, currency: source.currency, amount, networks: source.networks, createdAt, expiresAt, isPlatformAccount: source.customerId === null });
 }
 
 /** Records what deposits match on, in the quote's transaction (unique per platform). */
