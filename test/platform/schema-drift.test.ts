@@ -33,6 +33,11 @@ const NON_MODEL_TABLES = new Set(['_migrations']);
  * indexes). Key: `table.index`; value: why it exists. Every entry must still exist in the database.
  */
 const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
+  // Issue 28 (partial uniques: Prisma's @@unique cannot express a WHERE clause).
+  'auth_credentials.auth_credentials_one_otp_per_account': 'one live EMAIL_OTP and one SMS_OTP credential per internal account (partial: revoked rows do not count)',
+  'auth_credentials.auth_credentials_passkey_once': 'a passkey registered once per account (partial: live PASSKEY rows)',
+  'auth_credentials.auth_credentials_email_once': "an email tied to one wallet's live EMAIL_OTP per platform: EMAIL_OTP_EMAIL_ALREADY_EXISTS (partial)",
+  'delegated_keys.delegated_keys_one_active': 'one ACTIVE delegated key per card funding source (partial)',
   // Partial index (WHERE relayed_at IS NULL) for the outbox relay's scan of unrelayed events;
   // Prisma's @@index cannot express a WHERE clause.
   'webhook_events.webhook_events_unrelayed_idx': 'outbox relay scan of unrelayed events (partial)',

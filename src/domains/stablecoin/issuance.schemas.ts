@@ -12,7 +12,8 @@ const amount = z
   .string()
   .regex(/^[0-9]+$/, 'Must be a string of digits (the stablecoin\'s smallest unit).')
   .max(19)
-  .refine((s) => BigInt(s) > 0n && BigInt(s) <= 9_223_372_036_854_775_807n, 'Must be positive and at most 9223372036854775807.');
+  // Zod runs every check even after the regex failed: convert only digits.
+  .refine((s) => !/^[0-9]+$/.test(s) || (BigInt(s) > 0n && BigInt(s) <= 9_223_372_036_854_775_807n), 'Must be positive and at most 9223372036854775807.');
 
 /** POST /stablecoin-provider-accounts (REF StablecoinProviderAccountLinkRequest). */
 export const linkProviderAccountBody = z.strictObject({
