@@ -110,9 +110,13 @@ const DOCUMENTED: Documented[] = [
     code: 'CONFLICT',
   },
   {
-    // Spec "Card state".
+    // Spec "Card state", plus REF's PENDING_KYC and PROCESSING while the issuer provisions (issue 27).
     lifecycle: cardLifecycle,
-    moves: ['freeze: ACTIVE>FROZEN', 'unfreeze: FROZEN>ACTIVE', 'close: ACTIVE>CLOSED', 'close: FROZEN>CLOSED'],
+    moves: [
+      'kycApproved: PENDING_KYC>PROCESSING', 'activate: PROCESSING>ACTIVE', 'issuerReject: PROCESSING>CLOSED',
+      'freeze: ACTIVE>FROZEN', 'unfreeze: FROZEN>ACTIVE',
+      'close: PENDING_KYC>CLOSED', 'close: PROCESSING>CLOSED', 'close: ACTIVE>CLOSED', 'close: FROZEN>CLOSED',
+    ],
     terminal: ['CLOSED'],
     code: 'INVALID_STATE_TRANSITION',
   },
