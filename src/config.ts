@@ -451,6 +451,20 @@ export const envSchema = z.object({
   STABLECOIN_CREDENTIAL_CHECK_INTERVAL_MS: z.coerce.number().int().min(1000).max(7 * 86_400_000).default(3_600_000),
 
   // end:26
+  // anchor:24c (Issue 24 — one writer, the rest)
+  // end:24c
+  // anchor:26a (Issue 26 — pay-in coordinates)
+  // end:26a
+  // anchor:26b (Issue 26 — agents in REF's shape)
+  // end:26b
+  // anchor:27b (Issue 27 — cards, the rest)
+  // end:27b
+  // anchor:28b (Issue 28 — Global Accounts, the rest)
+  // end:28b
+  // anchor:25c (Issue 25 — REF drift, the rest)
+  // end:25c
+  // anchor:29 (Issue 29 — Citus)
+  // end:29
   /** OpenTelemetry tracing through the official Node SDK: off unless true (OTEL_* variables configure the exporter). */
   OTEL_ENABLED: bool.default(false),
 });
