@@ -88,13 +88,18 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     reply.header('x-request-id', req.id);
     done(null, payload);
   });
-  // One log line per request (request bodies are never logged: they carry PII). `reqId` comes from
-  // the request logger's own binding: exactly one per line.
+  // One log line per request (request bodies are never logged: they carry PII). The line holds only
+  // the fields below — ids, the route template (never the URL), status, latency — so it is written by a
+  // child without the redaction pass (docs/decisions.md "Issue 24 — the request line"); a handler's own
+  // lines still go through req.log and its redaction. `reqId` is written once, here.
+  const requestLine = deps.logger.child({}, { redact: [] });
   app.addHook('onResponse', (req, reply, done) => {
-    req.log.info(
-      { platformId: req.principal?.platformId, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, latencyMs: Math.round(reply.elapsedTime) },
-      'request',
-    );
+    if (requestLine.isLevelEnabled('info')) {
+      requestLine.info(
+        { reqId: req.id, platformId: req.principal?.platformId, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, latencyMs: Math.round(reply.elapsedTime) },
+        'request',
+      );
+    }
     done();
   });
 
