@@ -3,6 +3,7 @@ import { parseInput } from '../../platform/http/validate.js';
 import { confirmCodeBody, customerIdParams, kycLinkBody, listCustomersQuery } from './customers.schemas.js';
 import { customerResource, ownerResource } from './customers.resource.js';
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, patchCustomer } from './customers.service.js';
+import { signatureHeadersOf } from '../signing/index.js'; // hook:28b
 import { confirmContactCode, sendContactCode } from './contact.service.js';
 import { createKycLink } from './kyc-link.service.js';
 import { currentEndUserTerms } from './end-user-terms.js';
@@ -29,9 +30,12 @@ export async function customerRoutes(app: FastifyInstance) {
     return customerResource(await getCustomer(req.ctx, customerId));
   });
 
-  app.patch('/customers/:customerId', async (req) => {
+  app.patch('/customers/:customerId', async (req, reply) => {
     const { customerId } = parseInput(customerIdParams, req.params);
-    return customerResource(await patchCustomer(req.ctx, customerId, req.body));
+    const r = await patchCustomer(req.ctx, customerId, req.body, signatureHeadersOf(req.headers));
+    // Issue 28: a contact tied to embedded-wallet OTP credentials changes on the signed retry (REF's 202).
+    if ('kind' in r) return reply.status(202).send(r.challenge);
+    return customerResource(r);
   });
 
   app.delete('/customers/:customerId', async (req) => {
