@@ -212,3 +212,40 @@ describe('incoming funds are credited passively, once', () => {
     expect((await p.request({ method: 'POST', url: `/sandbox/internal-accounts/${w.accountId}/receive`, payload: { amount: -1 } })).statusCode).toBe(400);
   });
 });
+
+describe('a wallet-funded card spends through its delegated key, the customer absent', () => {
+  it('an authorization is signed by the ACTIVE delegated key (the stamp verifies against its public key); without one it is declined', async () => {
+    const w = await loggedIn();
+    expect((await p.request({ method: 'POST', url: `/sandbox/internal-accounts/${w.accountId}/receive`, payload: { amount: 100_000 } })).statusCode).toBe(200);
+    const card = await p.request({ method: 'POST', url: '/cards', payload: { cardholderId: w.customerId, form: 'VIRTUAL', fundingSources: [w.accountId], platformCardId: `pc-w-${randomBytes(4).toString('hex')}` } });
+    expect(card.statusCode, card.body).toBe(201);
+    const cardId = card.json().id as string;
+    const authorize = async () => {
+      const res = await p.request({ method: 'POST', url: `/sandbox/cards/${cardId}/simulate/authorization`, payload: { amount: 1250, currency: { code: card.json().currency }, merchant: { descriptor: 'BLUE BOTTLE COFFEE SF', mcc: '5814', country: 'US' } } });
+      expect(res.statusCode, res.body).toBe(202);
+      return env.deps.prisma.cardTransaction.findFirstOrThrow({ where: { issuerTransactionToken: res.json().issuerTransactionToken } });
+    };
+    const before = await balanceOf(w.accountId);
+    const unsigned = await authorize();
+    expect(unsigned).toMatchObject({ status: 'DECLINED', declineReason: 'FUNDING_SOURCE_UNAVAILABLE' });
+    expect(await balanceOf(w.accountId)).toBe(before);
+
+    const body = { cardId, internalAccountId: w.accountId, nickname: 'card key' };
+    const first = await p.request({ method: 'POST', url: '/auth/delegated-keys', payload: body });
+    const key = await p.request({ method: 'POST', url: '/auth/delegated-keys', payload: body, headers: { 'grid-wallet-signature': stampOf(w.key, first.json().payloadToSign), 'request-id': first.json().requestId } });
+    expect(key.statusCode, key.body).toBe(201);
+    const signed = await authorize();
+    expect(signed.status).toBe('AUTHORIZED');
+    expect(await balanceOf(w.accountId)).toBe(before - Number(signed.heldAmount));
+    const sig = await env.deps.prisma.delegatedKeySignature.findFirstOrThrow({ where: { issuerTransactionToken: signed.issuerTransactionToken } });
+    expect(sig).toMatchObject({ delegatedKeyId: key.json().id, cardId, publicKey: key.json().publicKey });
+    const { verifyP256Der } = await import('../../src/adapters/custody/hpke.js');
+    expect(verifyP256Der(key.json().publicKey, sig.payload, Buffer.from(sig.signature, 'hex'))).toBe(true);
+    expect(JSON.parse(sig.payload)).toMatchObject({ type: 'CARD_AUTHORIZATION', cardId, fundingSourceId: w.accountId, issuerTransactionToken: signed.issuerTransactionToken });
+
+    const rFirst = await p.request({ method: 'DELETE', url: `/auth/delegated-keys/${key.json().id}` });
+    const revoked = await p.request({ method: 'DELETE', url: `/auth/delegated-keys/${key.json().id}`, headers: { 'grid-wallet-signature': stampOf(w.key, rFirst.json().payloadToSign), 'request-id': rFirst.json().requestId } });
+    expect(revoked.json().status).toBe('REVOKED');
+    expect(await authorize()).toMatchObject({ status: 'DECLINED', declineReason: 'FUNDING_SOURCE_UNAVAILABLE' });
+  });
+});

@@ -35,3 +35,19 @@ CREATE TABLE "wallet_incoming_credits" (
 );
 CREATE UNIQUE INDEX "wallet_incoming_credits_platform_id_account_id_provider_ref_key" ON "wallet_incoming_credits" ("platform_id", "account_id", "provider_ref");
 CREATE INDEX "wallet_incoming_credits_due_idx" ON "wallet_incoming_credits" ("due_at") WHERE "credited_at" IS NULL;
+
+-- A wallet-funded card's authorization signed through the card's delegated key, without the customer
+-- present (REF delegated keys): the payload and the custody provider's stamp, once per processor token.
+CREATE TABLE "delegated_key_signatures" (
+  "id" TEXT PRIMARY KEY,
+  "platform_id" TEXT NOT NULL,
+  "delegated_key_id" TEXT NOT NULL,
+  "card_id" TEXT NOT NULL,
+  "issuer_transaction_token" TEXT NOT NULL,
+  "payload" TEXT NOT NULL,
+  "public_key" TEXT NOT NULL,
+  "signature" TEXT NOT NULL,
+  "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX "delegated_key_signatures_platform_id_issuer_transaction_token_key" ON "delegated_key_signatures" ("platform_id", "issuer_transaction_token");
+CREATE INDEX "delegated_key_signatures_platform_id_delegated_key_id_idx" ON "delegated_key_signatures" ("platform_id", "delegated_key_id");

@@ -19,6 +19,7 @@ export { recordOwedWallets, sweepOwedWallets } from './wallet.provisioning.js';
 export { bindWalletCreditWriter, sweepWalletCredits } from './wallet.incoming.js';
 export { gateContactChange } from './contact-sync.service.js';
 /** For card authorization (cards domain): the ACTIVE delegated key of a wallet-funded card, or null. */
-export { delegatedKeyFor } from './delegated-keys.service.js';
+export { delegatedKeyFor, signCardAuthorization } from './delegated-keys.service.js';
 export { walletExecutionInstructions, requireWalletStamp } from './wallet.money.js';
 export type { EmbeddedWalletConfig } from './wallet.model.js';
+export { EMBEDDED_WALLET } from './wallet.model.js';
