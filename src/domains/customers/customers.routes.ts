@@ -3,7 +3,6 @@ import { parseInput } from '../../platform/http/validate.js';
 import { confirmCodeBody, customerIdParams, kycLinkBody, listCustomersQuery } from './customers.schemas.js';
 import { customerResource, ownerResource } from './customers.resource.js';
 import { createCustomer, deleteCustomer, getCustomer, listCustomers, patchCustomer } from './customers.service.js';
-import { signatureHeadersOf } from '../signing/index.js'; // hook:28b
 import { confirmContactCode, sendContactCode } from './contact.service.js';
 import { createKycLink } from './kyc-link.service.js';
 import { currentEndUserTerms } from './end-user-terms.js';
@@ -32,7 +31,7 @@ export async function customerRoutes(app: FastifyInstance) {
 
   app.patch('/customers/:customerId', async (req, reply) => {
     const { customerId } = parseInput(customerIdParams, req.params);
-    const r = await patchCustomer(req.ctx, customerId, req.body, signatureHeadersOf(req.headers));
+    const r = await patchCustomer(req.ctx, customerId, req.body, req.headers);
     // Issue 28: a contact tied to embedded-wallet OTP credentials changes on the signed retry (REF's 202).
     if ('kind' in r) return reply.status(202).send(r.challenge);
     return customerResource(r);

@@ -240,7 +240,7 @@ type ContactGate =
 type ContactChangeHook = (
   ctx: Ctx,
   change: { customer: { id: string; email: string | null; phoneNumber: string | null }; next: { email: string | null; phoneNumber: string | null }; body: unknown },
-  headers: { signature?: string; requestId?: string },
+  headers: Record<string, string | string[] | undefined>,
 ) => Promise<ContactGate>;
 let contactChangeHook: ContactChangeHook | undefined;
 export function bindContactChange(hook: ContactChangeHook): void {
@@ -255,7 +255,7 @@ export type ContactChallenge = Extract<ContactGate, { kind: 'CHALLENGE' }>;
  * 404 USER_NOT_FOUND, 409 CONFLICT / UMA_ADDRESS_EXISTS / EMAIL_OTP_EMAIL_ALREADY_EXISTS /
  * EMAIL_OTP_CREDENTIAL_SET_CHANGED, 410 CUSTOMER_DELETED, 424 EMAIL_OTP_CREDENTIAL_SYNC_FAILED.
  */
-export async function patchCustomer(ctx: Ctx, id: string, raw: unknown, headers: { signature?: string; requestId?: string } = {}): Promise<CustomerView | ContactChallenge> {
+export async function patchCustomer(ctx: Ctx, id: string, raw: unknown, headers: Record<string, string | string[] | undefined> = {}): Promise<CustomerView | ContactChallenge> {
   const existing = await getActiveCustomer(ctx, id);
   const platform = await getConfig(ctx);
   const base = asInput(existing);

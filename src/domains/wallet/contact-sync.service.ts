@@ -5,7 +5,7 @@ import { BadRequestError, ConflictError, DomainError } from '../../platform/erro
 import { isUniqueViolation, type TenantTx } from '../../platform/db.js';
 import type { AuthCredential } from '../../generated/prisma/client.js';
 import {
-  consumeSignedChallenge, hasSignatureHeaders, issueSignedChallenge, verifySignedRetry,
+  consumeSignedChallenge, hasSignatureHeaders, issueSignedChallenge, signatureHeadersOf, verifySignedRetry,
   type SignatureHeaders, type SignedRequestChallenge, type SignerSource,
 } from '../signing/index.js';
 import { credentialSetHash } from './wallet.model.js';
@@ -77,8 +77,10 @@ function customerWalletSigners(ctx: Ctx, customerId: string, types: string[]): S
  * CHALLENGE: answer 202. SIGNED: the retry verified and the provider updated; the caller runs `apply` in its
  * transaction and `undo` if that transaction fails. Errors: 400 INVALID_INPUT; 401 WALLET_SIGNATURE_*;
  * 409 EMAIL_OTP_EMAIL_ALREADY_EXISTS, CONFLICT (phone), EMAIL_OTP_CREDENTIAL_SET_CHANGED; 424 EMAIL_OTP_CREDENTIAL_SYNC_FAILED.
+ * Takes the request's raw headers (the customers domain cannot read the signing domain's: it sits below it).
  */
-export async function gateContactChange(ctx: Ctx, c: Change, headers: SignatureHeaders): Promise<ContactGate> {
+export async function gateContactChange(ctx: Ctx, c: Change, rawHeaders: Record<string, string | string[] | undefined>): Promise<ContactGate> {
+  const headers: SignatureHeaders = signatureHeadersOf(rawHeaders);
   const tied = await tiedCredentials(ctx, c);
   if (tied.length === 0) return { kind: 'NONE' };
   await assertChangeAllowed(ctx, c, tied);
