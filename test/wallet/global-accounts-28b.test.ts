@@ -249,3 +249,19 @@ describe('a wallet-funded card spends through its delegated key, the customer ab
     expect(await authorize()).toMatchObject({ status: 'DECLINED', declineReason: 'FUNDING_SOURCE_UNAVAILABLE' });
   });
 });
+
+describe('POST /auth/sessions/{id}/revoke: the platform ends a session without the customer', () => {
+  it('the session stops signing at once; a repeat answers the ended session; an unknown one is 404', async () => {
+    const w = await loggedIn();
+    const id = (await p.request({ method: 'GET', url: `/auth/sessions?accountId=${w.accountId}` })).json().data[0].id as string;
+    const res = await p.request({ method: 'POST', url: `/auth/sessions/${id}/revoke` });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ id, accountId: w.accountId, revokedAt: expect.any(String) });
+    expect((await p.request({ method: 'POST', url: `/auth/sessions/${id}/revoke` })).json().revokedAt).toBe(res.json().revokedAt);
+    const first = await p.request({ method: 'PATCH', url: `/internal-accounts/${w.accountId}`, payload: { privateEnabled: true } });
+    expect(first.statusCode).toBe(202);
+    const retry = await p.request({ method: 'PATCH', url: `/internal-accounts/${w.accountId}`, payload: { privateEnabled: true }, headers: { 'grid-wallet-signature': stampOf(w.key, first.json().payloadToSign), 'request-id': first.json().requestId } });
+    expect(retry.json()).toMatchObject({ status: 401, details: { reason: 'SIGNER_NOT_AUTHORIZED' } });
+    expect((await p.request({ method: 'POST', url: `/auth/sessions/AuthSession:${randomUUID()}/revoke` })).statusCode).toBe(404);
+  });
+});
