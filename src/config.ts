@@ -467,6 +467,13 @@ export const envSchema = z.object({
   WALLET_SWEEP_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** How many of a wallet's newest credits the custody provider is asked about when one is reported. */
   WALLET_CREDITS_PAGE: z.coerce.number().int().min(1).max(1000).default(100),
+  /**
+   * How often each embedded wallet's custody provider is asked about new credits, and how many wallets per
+   * pass: a provider behind the http bridge reports nothing by itself. 0 turns the poll off (the default with
+   * the sandbox custody, whose credits are reported by the sandbox call).
+   */
+  WALLET_CREDIT_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).optional(),
+  WALLET_CREDIT_POLL_BATCH: z.coerce.number().int().min(1).max(1000).default(50),
   // end:28b
   // anchor:25c (Issue 25 — REF drift, the rest)
   // end:25c

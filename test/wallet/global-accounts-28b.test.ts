@@ -265,3 +265,28 @@ describe('POST /auth/sessions/{id}/revoke: the platform ends a session without t
     expect((await p.request({ method: 'POST', url: `/auth/sessions/AuthSession:${randomUUID()}/revoke` })).statusCode).toBe(404);
   });
 });
+
+describe('the credit poll: a provider that reports nothing by itself is asked', () => {
+  it('a credit seen only by the provider is booked by the poll, once; a wallet asked within the interval is not asked again', async () => {
+    const { custodyFor } = await import('../../src/adapters/custody/index.js');
+    const { pollWalletCredits } = await import('../../src/domains/wallet/index.js');
+    const deps = { ...env.deps, config: { ...env.deps.config, WALLET_CREDIT_POLL_INTERVAL_MS: 60_000, WALLET_CREDIT_POLL_BATCH: 1000 } };
+    expect(await pollWalletCredits(env.deps)).toBe(0); // off with the sandbox custody unless set
+    const w = await aWalletCustomer(env, p);
+    const wallet = await env.deps.prisma.embeddedWallet.findUniqueOrThrow({ where: { id: w.accountId } });
+    const before = await balanceOf(w.accountId);
+    await custodyFor(env.deps).simulateCredit!({ scope: { platformId: p.platformId }, custodyRef: wallet.custodyRef, reference: `spark-${randomUUID()}`, amount: 4242n, currency: 'USDB' });
+    expect(await balanceOf(w.accountId)).toBe(before);
+    expect(await pollWalletCredits(deps)).toBeGreaterThan(0);
+    expect(await balanceOf(w.accountId)).toBe(before + 4242);
+    expect(await pollWalletCredits(deps)).toBe(0); // every wallet was asked just now
+    expect((await env.deps.prisma.embeddedWallet.findUniqueOrThrow({ where: { id: w.accountId } })).creditsPolledAt).not.toBeNull();
+    env.clock.advance(61_000);
+    try {
+      expect(await pollWalletCredits(deps)).toBeGreaterThan(0); // due again after the interval; the credit is not booked twice
+    } finally {
+      env.clock.advance(-61_000);
+    }
+    expect(await balanceOf(w.accountId)).toBe(before + 4242);
+  });
+});

@@ -51,3 +51,8 @@ CREATE TABLE "delegated_key_signatures" (
 );
 CREATE UNIQUE INDEX "delegated_key_signatures_platform_id_issuer_transaction_token_key" ON "delegated_key_signatures" ("platform_id", "issuer_transaction_token");
 CREATE INDEX "delegated_key_signatures_platform_id_delegated_key_id_idx" ON "delegated_key_signatures" ("platform_id", "delegated_key_id");
+
+-- When the credit poll last asked the custody provider about the wallet's credits (a provider reached over
+-- the http bridge reports nothing by itself); never asked yet: NULL, asked first.
+ALTER TABLE "embedded_wallets" ADD COLUMN "credits_polled_at" TIMESTAMPTZ(3);
+CREATE INDEX "embedded_wallets_credits_polled_at_idx" ON "embedded_wallets" ("credits_polled_at");

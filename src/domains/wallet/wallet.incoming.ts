@@ -115,3 +115,32 @@ export async function sweepWalletCredits(deps: AppDeps, batch = deps.config.WALL
   }
   return claimed.length;
 }
+
+/** The poll interval in force: the setting, else 60 s with the http custody, off (0) with the sandbox's. */
+export const creditPollIntervalMs = (c: AppDeps['config']): number => c.WALLET_CREDIT_POLL_INTERVAL_MS ?? (c.WALLET_CUSTODY === 'http' ? 60_000 : 0);
+
+/**
+ * One pass of the credit poll (a provider behind the http bridge reports nothing by itself): claims up to
+ * WALLET_CREDIT_POLL_BATCH wallets not asked within the interval (never asked first), marks them asked,
+ * and asks the provider about each (`syncWalletCredits`: recorded once per reference, booked once).
+ * Returns how many wallets it asked about; 0 when the poll is off.
+ */
+export async function pollWalletCredits(deps: AppDeps, batch = deps.config.WALLET_CREDIT_POLL_BATCH): Promise<number> {
+  const interval = creditPollIntervalMs(deps.config);
+  if (interval === 0) return 0;
+  const now = deps.clock.now();
+  const claimed = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string }>>`
+    UPDATE "embedded_wallets" SET "credits_polled_at" = ${now}
+     WHERE "id" IN (SELECT "id" FROM "embedded_wallets" WHERE "credits_polled_at" IS NULL OR "credits_polled_at" <= ${new Date(now.getTime() - interval)}
+                    ORDER BY "credits_polled_at" ASC NULLS FIRST LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+    RETURNING "id", "platform_id"`;
+  for (const r of claimed) {
+    const ctx = ctxFor(deps, r.platform_id);
+    try {
+      await syncWalletCredits(ctx, await getWalletAccount(ctx, r.id));
+    } catch (err) {
+      ctx.logger.warn({ err, accountId: r.id }, 'wallet credit poll failed; asked again after the interval');
+    }
+  }
+  return claimed.length;
+}
