@@ -460,6 +460,20 @@ export const envSchema = z.object({
   // anchor:27b (Issue 27 — cards, the rest)
   // end:27b
   // anchor:28b (Issue 28 — Global Accounts, the rest)
+  /** How often, and how many rows per pass, the wallet sweeps open owed EMBEDDED_WALLET accounts and book reported credits. */
+  WALLET_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5_000),
+  WALLET_SWEEP_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  /** A claimed row is left to its worker this long; a worker killed mid-row leaves it due again after that. */
+  WALLET_SWEEP_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** How many of a wallet's newest credits the custody provider is asked about when one is reported. */
+  WALLET_CREDITS_PAGE: z.coerce.number().int().min(1).max(1000).default(100),
+  /**
+   * How often each embedded wallet's custody provider is asked about new credits, and how many wallets per
+   * pass: a provider behind the http bridge reports nothing by itself. 0 turns the poll off (the default with
+   * the sandbox custody, whose credits are reported by the sandbox call).
+   */
+  WALLET_CREDIT_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).optional(),
+  WALLET_CREDIT_POLL_BATCH: z.coerce.number().int().min(1).max(1000).default(50),
   // end:28b
   // anchor:25c (Issue 25 — REF drift, the rest)
   // end:25c

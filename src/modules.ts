@@ -4,8 +4,8 @@ import { webhooksModule } from './domains/webhooks/index.js';
 import { ledgerModule } from './domains/ledger/index.js';
 import { feesModule } from './domains/fees/index.js';
 import { externalAccountsModule } from './domains/external-accounts/index.js';
-import { bindUmaDestinations, quotesModule, transactionsModule } from './domains/payments/index.js';
-import { bindCustomerCreated, customersModule } from './domains/customers/index.js';
+import { bindUmaDestinations, creditIncomingPayment, quotesModule, transactionsModule } from './domains/payments/index.js';
+import { bindContactChange, bindCustomerCreated, customersModule } from './domains/customers/index.js';
 import { documentsModule } from './domains/documents/index.js';
 import { verificationModule } from './domains/verification/index.js';
 import { umaDestinations, umaModule } from './domains/uma/index.js';
@@ -25,7 +25,7 @@ import { plaidModule } from './domains/plaid/index.js';
 import { retentionModule } from './platform/retention.js';
 import { vaspsModule } from './domains/vasps/index.js';
 import { withdrawalsModule } from './domains/withdrawals/index.js';
-import { provisionEmbeddedWallet, setEmbeddedWalletConfigFromPatch, walletModule } from './domains/wallet/index.js';
+import { bindWalletCreditWriter, gateContactChange, provisionEmbeddedWallet, recordOwedWallets, walletModule } from './domains/wallet/index.js';
 
 /** Every capability of the service, in registration order. */
 export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule, vaspsModule, withdrawalsModule, walletModule];
@@ -39,6 +39,9 @@ MODULES.push(retentionModule);
 bindUmaDestinations(umaDestinations);
 // Issue 28: a customer of a Global Accounts platform gets an EMBEDDED_WALLET account (the wallet domain sits above customers).
 bindCustomerCreated(provisionEmbeddedWallet);
-bindWalletConfig(setEmbeddedWalletConfigFromPatch);
+bindWalletConfig(recordOwedWallets);
+// Issue 28 (anchor 28b): contact changes tied to OTP credentials; passive wallet credits through the payments writer.
+bindContactChange(gateContactChange);
+bindWalletCreditWriter(creditIncomingPayment);
 
 export const ALL_QUEUES: string[] = MODULES.flatMap((m) => m.queues ?? []);

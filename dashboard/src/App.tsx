@@ -10,6 +10,7 @@ import { Payments, PaymentPage } from './pages/Payments';
 import { Webhooks } from './pages/Webhooks';
 import { Configuration } from './pages/Configuration';
 import { Sandbox } from './pages/Sandbox';
+import { WalletPage } from './pages/Wallet';
 
 export function App({ apiBase, session }: { apiBase: string; session: Session }) {
   const api = useMemo(() => new Api(apiBase, session), [apiBase, session]);
@@ -177,6 +178,7 @@ function SignedIn({ api, session, token }: { api: Api; session: Session; token: 
   else if (top === 'customers' && route.segments[1]) page = <CustomerPage id={route.segments[1]} />;
   else if (top === 'customers') page = <Customers query={route.query} />;
   else if (top === 'payments' && route.segments[1]) page = <PaymentPage id={route.segments[1]} />;
+  else if (top === 'wallets' && route.segments[1]) page = <WalletPage id={route.segments[1]} />;
   else if (top === 'payments') page = <Payments query={route.query} />;
   else if (top === 'webhooks') page = <Webhooks query={route.query} />;
   else if (top === 'configuration') page = <Configuration />;

@@ -46,6 +46,7 @@ export { FxRateUnavailableError, type FxRate, type FxRateProvider } from './fx/p
 
 // Contact-code delivery, email and SMS (NOTIFIER).
 export type { ContactCodeMessage, Notifier, NotifierChannel } from './notifier/port.js';
+export { renderContactCode } from './notifier/message.js'; // anchor 28b: a third-party notifier renders the branded OTP the same way
 
 // Liveness sessions (LIVENESS_PROVIDER).
 export type { LivenessAdapter, LivenessAdapterContext, LivenessOutcome, LivenessSession, LivenessSessionRequest } from './liveness/port.js';

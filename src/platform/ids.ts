@@ -14,6 +14,7 @@ export type ResourceType =
   | 'AuthSession'
   | 'DelegatedKey'
   | 'AuthChallenge'
+  | 'DelegatedKeySignature' // anchor 28b: a card authorization signed through a delegated key
   | 'Quote'
   | 'Transaction'
   | 'Card'

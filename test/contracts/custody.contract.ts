@@ -7,6 +7,8 @@ import { envelopeData, hpkeOpen, hpkeSeal, newP256KeyPair, signP256, verifyP256D
 export interface CustodyContractHarness {
   adapter: WalletCustody;
   platformId: string;
+  /** Makes an on-chain credit arrive on a wallet (the provider's own simulation); the adapter's simulateCredit when absent. */
+  credit?(req: { scope: { platformId: string }; custodyRef: string; reference: string; amount: bigint; currency: string; senderAddress?: string }): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -70,6 +72,28 @@ export function describeCustodyContract(name: string, factory: () => Promise<Cus
       expect(verifyP256Der(signer.publicKey, 'auth', stamp.signature)).toBe(true);
       await h.adapter.revokeDelegatedSigner({ scope: scope(), signerRef: signer.signerRef });
       await expect(h.adapter.signWithDelegatedSigner({ scope: scope(), signerRef: signer.signerRef, payload: 'auth' })).rejects.toMatchObject({ reason: 'SIGNER_REVOKED' });
+    });
+
+    it('re-points an OTP credential at a new contact, and back (anchor 28b)', async () => {
+      const { custodyRef } = await h.adapter.createWallet({ scope: scope(), walletId: `InternalAccount:${randomUUID()}` });
+      const credentialId = `AuthMethod:${randomUUID()}`;
+      await h.adapter.registerCredential({ scope: scope(), custodyRef, credential: { credentialId, type: 'EMAIL_OTP' } });
+      await expect(h.adapter.updateCredentialContact({ scope: scope(), custodyRef, credentialId, type: 'EMAIL_OTP', contact: 'new@example.com' })).resolves.toBeUndefined();
+      await expect(h.adapter.updateCredentialContact({ scope: scope(), custodyRef, credentialId, type: 'EMAIL_OTP', contact: 'old@example.com' })).resolves.toBeUndefined();
+    });
+
+    it('reports on-chain credits to a wallet, each reference once, amounts exact (anchor 28b)', async () => {
+      const { custodyRef } = await h.adapter.createWallet({ scope: scope(), walletId: `InternalAccount:${randomUUID()}` });
+      await expect(h.adapter.listCredits({ scope: scope(), custodyRef, limit: 10 })).resolves.toEqual([]);
+      const credit = h.credit ?? h.adapter.simulateCredit?.bind(h.adapter);
+      if (!credit) return;
+      const reference = `spark-${randomUUID()}`;
+      const big = 9_007_199_254_740_993n; // beyond a double's integers: must survive the wire
+      await credit({ scope: scope(), custodyRef, reference, amount: big, currency: 'USDB', senderAddress: 'sparkrt1sender' });
+      await credit({ scope: scope(), custodyRef, reference, amount: big, currency: 'USDB', senderAddress: 'sparkrt1sender' });
+      const listed = await h.adapter.listCredits({ scope: scope(), custodyRef, limit: 10 });
+      expect(listed).toEqual([expect.objectContaining({ reference, amount: big, currency: 'USDB', senderAddress: 'sparkrt1sender' })]);
+      expect(listed[0]!.receivedAt).toBeInstanceOf(Date);
     });
 
     it('says whether its keys are enclave-backed', () => {

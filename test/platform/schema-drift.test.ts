@@ -38,6 +38,8 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'auth_credentials.auth_credentials_passkey_once': 'a passkey registered once per account (partial: live PASSKEY rows)',
   'auth_credentials.auth_credentials_email_once': "an email tied to one wallet's live EMAIL_OTP per platform: EMAIL_OTP_EMAIL_ALREADY_EXISTS (partial)",
   'delegated_keys.delegated_keys_one_active': 'one ACTIVE delegated key per card funding source (partial)',
+  'embedded_wallet_provisions.embedded_wallet_provisions_due_idx': 'the wallet provisioning sweep reads only owed rows (partial, issue 28)',
+  'wallet_incoming_credits.wallet_incoming_credits_due_idx': 'the wallet credit sweep reads only credits not yet booked (partial, issue 28)',
   // Partial index (WHERE relayed_at IS NULL) for the outbox relay's scan of unrelayed events;
   // Prisma's @@index cannot express a WHERE clause.
   'webhook_events.webhook_events_unrelayed_idx': 'outbox relay scan of unrelayed events (partial)',

@@ -69,6 +69,18 @@ export interface DelegatedSigner {
   publicKey: string;
 }
 
+/**
+ * An on-chain credit to a wallet as the provider saw it (REF: incoming funds arrive passively). `reference`
+ * is the provider's id of that credit, stable across reports: the service books each reference once.
+ */
+export interface CustodyCredit {
+  reference: string;
+  amount: bigint;
+  currency: string;
+  senderAddress?: string;
+  receivedAt: Date;
+}
+
 export interface WalletCustody extends AdapterLifecycle {
   readonly id: string;
   /** True only when the keys live where the operator cannot read them (an enclave). */
@@ -94,9 +106,19 @@ export interface WalletCustody extends AdapterLifecycle {
   revokeDelegatedSigner(req: { scope: CustodyScope; signerRef: string }, opts?: CallOptions): Promise<void>;
   /** Signs `payload` with an ACTIVE delegated signer (a card authorization); CustodyError SIGNER_REVOKED otherwise. */
   signWithDelegatedSigner(req: { scope: CustodyScope; signerRef: string; payload: string }, opts?: CallOptions): Promise<Stamp>;
+  /**
+   * Re-points an OTP credential at a new email or phone (a customer's contact change, PATCH /customers/{id}).
+   * CustodyError CREDENTIAL_UPDATE_FAILED when the provider refused it; calling it again with the old
+   * contact undoes it.
+   */
+  updateCredentialContact(req: { scope: CustodyScope; custodyRef: string; credentialId: string; type: 'EMAIL_OTP' | 'SMS_OTP'; contact: string }, opts?: CallOptions): Promise<void>;
+  /** The credits the provider saw arrive on the wallet, newest first (at most `limit`). */
+  listCredits(req: { scope: CustodyScope; custodyRef: string; limit: number }, opts?: CallOptions): Promise<CustodyCredit[]>;
+  /** Sandbox only: an on-chain credit arrives (POST /sandbox/internal-accounts/{id}/receive). Same reference: one credit. */
+  simulateCredit?(req: { scope: CustodyScope; custodyRef: string; reference: string; amount: bigint; currency: string; senderAddress?: string }): Promise<void>;
 }
 
-export type CustodyFailure = 'OTP_BUNDLE_INVALID' | 'STAMP_INVALID' | 'SIGNER_REVOKED' | 'WALLET_NOT_FOUND' | 'PROVIDER_UNAVAILABLE' | 'INVALID_KEY';
+export type CustodyFailure = 'OTP_BUNDLE_INVALID' | 'STAMP_INVALID' | 'SIGNER_REVOKED' | 'WALLET_NOT_FOUND' | 'PROVIDER_UNAVAILABLE' | 'INVALID_KEY' | 'CREDENTIAL_UPDATE_FAILED';
 
 export class CustodyError extends Error {
   constructor(

@@ -5,6 +5,7 @@ import type { Card, CardTransaction } from '../../generated/prisma/client.js';
 import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventReceipt } from '../../adapters/card-issuer/port.js';
 import { InsufficientFundsError } from '../ledger/index.js';
 import { getExchangeRate } from '../fees/index.js';
+import { EMBEDDED_WALLET, signCardAuthorization } from '../wallet/index.js'; // anchor 28b
 import { decideAuthorization, isCredit, merchantMagic, minorRate, toFunding, type DeclineReason } from './card-transactions.model.js';
 import {
   claimCardEvent, lockCardTransaction, writeAdvice, writeAuthorization, writeClearing, writeCredit, writePullConfirmed,
@@ -58,10 +59,12 @@ export async function authorizeCard(deps: AppDeps, adapterId: string, req: Autho
     platformMaxAmount: d.max_amount === null ? null : BigInt(d.max_amount), magic, credit: isCredit(req.kind),
   });
   if (req.kind === 'BALANCE_INQUIRY') return balanceInquiry(ctx, { id: d.id, currency: d.currency }, req, decline);
+  // Issue 28 (anchor 28b): money leaves an embedded wallet only signed — here by the card's delegated key, the customer absent.
+  const unsigned = !decline && !isCredit(req.kind) && d.account_type === EMBEDDED_WALLET && !(await signCardAuthorization(ctx, { cardId: d.id, accountId: d.account_id, issuerTransactionToken: req.issuerTransactionToken, amount: fundingAmount, currency: d.currency }));
   const n: NewCardTransaction = {
     id: newId('CardTransaction'), cardId: d.id, customerId: d.customer_id, platformCustomerId: d.platform_customer_id ?? '',
     accountId: d.account_id, issuerTransactionToken: req.issuerTransactionToken, kind: req.kind, merchant: req.merchant, currency: req.currency,
-    fundingCurrency: d.currency, exchangeRate: rate ?? '1', amount: req.amount, magic, decline,
+    fundingCurrency: d.currency, exchangeRate: rate ?? '1', amount: req.amount, magic, decline: unsigned ? 'FUNDING_SOURCE_UNAVAILABLE' : decline,
   };
   return answer(await writeDecision(ctx, n));
 }
@@ -70,6 +73,7 @@ interface DecisionRow {
   id: string; platform_id: string; customer_id: string; state: string; currency: string; account_id: string;
   max_spend_per_transaction: string | null; customer_status: string | null; platform_customer_id: string | null;
   account_status: string | null; available_balance: string | null; max_amount: string | null; seen_id: string | null;
+  account_type: string | null; // anchor 28b
 }
 
 /**
@@ -81,7 +85,7 @@ async function decisionInputs(deps: AppDeps, adapterId: string, req: Authorizati
   const rows = await deps.prisma.$queryRaw<DecisionRow[]>`
     SELECT c.id, c.platform_id, c.customer_id, c.state, c.currency, c.funding_sources[1] AS account_id,
            c.max_spend_per_transaction::text, cu.status AS customer_status, cu.platform_customer_id,
-           a.status AS account_status, a.available_balance::text, pc.max_amount::text, t.id AS seen_id
+           a.status AS account_status, a.available_balance::text, pc.max_amount::text, t.id AS seen_id, a.type AS account_type
       FROM cards c
       LEFT JOIN customers cu ON cu.id = c.customer_id AND cu.platform_id = c.platform_id
       LEFT JOIN internal_accounts a ON a.id = c.funding_sources[1] AND a.platform_id = c.platform_id

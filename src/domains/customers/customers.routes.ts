@@ -29,9 +29,12 @@ export async function customerRoutes(app: FastifyInstance) {
     return customerResource(await getCustomer(req.ctx, customerId));
   });
 
-  app.patch('/customers/:customerId', async (req) => {
+  app.patch('/customers/:customerId', async (req, reply) => {
     const { customerId } = parseInput(customerIdParams, req.params);
-    return customerResource(await patchCustomer(req.ctx, customerId, req.body));
+    const r = await patchCustomer(req.ctx, customerId, req.body, req.headers);
+    // Issue 28: a contact tied to embedded-wallet OTP credentials changes on the signed retry (REF's 202).
+    if ('kind' in r) return reply.status(202).send(r.challenge);
+    return customerResource(r);
   });
 
   app.delete('/customers/:customerId', async (req) => {

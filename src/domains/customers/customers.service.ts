@@ -228,11 +228,34 @@ export function bindCustomerCreated(hook: CustomerCreatedHook): void {
 }
 
 /**
- * PATCH /customers/{id}: partial; null clears a field; `currencies` replaces the list and opens
- * the internal accounts it adds. A changed email or phone must be verified again. Errors: 400, 404
- * USER_NOT_FOUND, 409 CONFLICT / UMA_ADDRESS_EXISTS, 410 CUSTOMER_DELETED.
+ * Issue 28 (anchor 28b): bound once per process (src/modules.ts) to the wallet domain's gate on a contact
+ * change tied to embedded-wallet OTP credentials (REF: a 202 and a signed retry; the customer row and
+ * every tied credential change together). NONE: nothing tied; CHALLENGE: answer 202; SIGNED: `apply`
+ * in this PATCH's transaction, `undo` (the custody side) if the transaction fails.
  */
-export async function patchCustomer(ctx: Ctx, id: string, raw: unknown): Promise<CustomerView> {
+type ContactGate =
+  | { kind: 'NONE' }
+  | { kind: 'CHALLENGE'; challenge: { payloadToSign: string; requestId: string; expiresAt: string } }
+  | { kind: 'SIGNED'; apply(tx: TenantTx): Promise<void>; undo(): Promise<void> };
+type ContactChangeHook = (
+  ctx: Ctx,
+  change: { customer: { id: string; email: string | null; phoneNumber: string | null }; next: { email: string | null; phoneNumber: string | null }; body: unknown },
+  headers: Record<string, string | string[] | undefined>,
+) => Promise<ContactGate>;
+let contactChangeHook: ContactChangeHook | undefined;
+export function bindContactChange(hook: ContactChangeHook): void {
+  contactChangeHook = hook;
+}
+export type ContactChallenge = Extract<ContactGate, { kind: 'CHALLENGE' }>;
+
+/**
+ * PATCH /customers/{id}: partial; null clears a field; `currencies` replaces the list and opens
+ * the internal accounts it adds. A changed email or phone must be verified again; tied to embedded-wallet
+ * OTP credentials, it is a signed retry first (ContactChallenge: 202). Errors: 400, 401 WALLET_SIGNATURE_*,
+ * 404 USER_NOT_FOUND, 409 CONFLICT / UMA_ADDRESS_EXISTS / EMAIL_OTP_EMAIL_ALREADY_EXISTS /
+ * EMAIL_OTP_CREDENTIAL_SET_CHANGED, 410 CUSTOMER_DELETED, 424 EMAIL_OTP_CREDENTIAL_SYNC_FAILED.
+ */
+export async function patchCustomer(ctx: Ctx, id: string, raw: unknown, headers: Record<string, string | string[] | undefined> = {}): Promise<CustomerView | ContactChallenge> {
   const existing = await getActiveCustomer(ctx, id);
   const platform = await getConfig(ctx);
   const base = asInput(existing);
@@ -252,9 +275,15 @@ export async function patchCustomer(ctx: Ctx, id: string, raw: unknown): Promise
   const data = rowData(m);
   const now = ctx.clock.now();
   const required = requiresContactVerification(regionOf({ region: data.region, address: m.address }), platform.platform.scaRegion);
+  const next = { email: data.email ?? null, phoneNumber: data.phoneNumber ?? null };
+  const gate: ContactGate = contactChangeHook && (next.email !== existing.email || next.phoneNumber !== existing.phoneNumber)
+    ? await contactChangeHook(ctx, { customer: existing, next, body: raw }, headers) // hook:28b
+    : { kind: 'NONE' };
+  if (gate.kind === 'CHALLENGE') return gate;
   try {
     await ctx.db.$transaction(async (tx) => {
       await assertUnique(tx, data, id);
+      if (gate.kind === 'SIGNED') await gate.apply(tx); // hook:28b — the tied credentials change with the row
       // Releases first: the row's CHECK wants no channel state on a contact detail being removed.
       const plan = channelPlan(existing, required, data);
       for (const [channel, event] of plan.before) await moveChannel(ctx, tx, existing, channel, event, now);
@@ -266,6 +295,7 @@ export async function patchCustomer(ctx: Ctx, id: string, raw: unknown): Promise
       await openInternalAccounts(tx, ctx.platformId, id, data.currencies.filter((c) => !existing.currencies.includes(c)));
     });
   } catch (err) {
+    if (gate.kind === 'SIGNED') await gate.undo(); // hook:28b — nothing half-written: the provider gets the old contact back
     if (err instanceof DomainError) throw err;
     mapUniqueViolation(err);
   }

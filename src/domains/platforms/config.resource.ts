@@ -80,6 +80,7 @@ export function configResource(view: PlatformConfigView, publicKeyPem: string, c
     oneCardPerCardholder: p.oneCardPerCardholder,
     // Issue 25: the rule in force for this platform (its choice, else the deployment's default).
     endUserTermsRequired: p.endUserTermsRequired ?? (config.END_USER_TERMS_ENFORCEMENT === 'unregulated' && !p.isRegulated),
+    embeddedWalletConfig: view.embeddedWalletConfig ?? undefined, // hook:28 (REF leaves it out while unset)
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   }, OPTIONAL);

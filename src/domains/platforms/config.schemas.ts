@@ -40,7 +40,24 @@ export const patchConfigBody = z.object({
    * END_USER_TERMS_NOT_ACCEPTED); null returns to the deployment's END_USER_TERMS_ENFORCEMENT.
    */
   endUserTermsRequired: z.boolean().nullable().optional(),
-  /** REF's Global Accounts branding (issue 28); checked field by field by the wallet domain. */
-  embeddedWalletConfig: z.record(z.string(), z.unknown()).nullable().optional(), // hook:28
+  /** REF's Global Accounts branding (issue 28): fields sent merge into the stored ones; null turns Global Accounts off. */
+  embeddedWalletConfig: z.lazy(() => embeddedWalletConfigInput).nullable().optional(), // hook:28
 });
 export type PatchConfigBody = z.infer<typeof patchConfigBody>;
+
+/**
+ * REF's EmbeddedWalletConfig (issue 28, anchor 28b), with REF's bounds. Its presence (with USDB among the
+ * platform's currencies) turns Global Accounts on; it brands the OTP messages (src/adapters/notifier).
+ */
+const email255 = z.string().email().max(255);
+export const embeddedWalletConfigInput = z.strictObject({
+  appName: z.string().min(1).max(255).optional(),
+  otpLength: z.number().int().min(4).max(12).optional(),
+  alphanumeric: z.boolean().optional(),
+  expirationSeconds: z.number().int().min(1).max(86_400).optional(),
+  sendFromEmailAddress: email255.optional(),
+  sendFromEmailSenderName: z.string().min(1).max(255).optional(),
+  replyToEmailAddress: email255.optional(),
+  logoUrl: z.string().url().max(512).refine((u) => /^https?:/i.test(u), { message: 'Must be an http(s) URL.' }).optional(),
+});
+export type EmbeddedWalletConfigInput = z.infer<typeof embeddedWalletConfigInput>;

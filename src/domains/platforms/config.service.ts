@@ -4,7 +4,8 @@ import { NotFoundError, ValidationError } from '../../platform/errors.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { assertFeeConfigSupported, feeConfigKey, isActiveFee } from '../fees/index.js';
 import { assertWebhookUrl } from '../webhooks/index.js';
-import type { PatchConfigBody } from './config.schemas.js';
+import type { EmbeddedWalletConfigInput, PatchConfigBody } from './config.schemas.js';
+import type { TenantTx } from '../../platform/db.js';
 import { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from './currency-config.js';
 import { openInternalAccounts } from '../ledger/index.js';
 import type { FeeConfig, Platform, PlatformCurrency } from '../../generated/prisma/client.js';
@@ -14,6 +15,8 @@ export interface PlatformConfigView {
   platform: Platform;
   feeConfigs: FeeConfig[];
   currencies: PlatformCurrency[];
+  /** REF's PlatformConfig.embeddedWalletConfig (issue 28); null while Global Accounts are off. */
+  embeddedWalletConfig: Record<string, unknown> | null;
 }
 
 const CACHE = 'platform-settings';
@@ -37,13 +40,14 @@ export async function invalidatePlatformSettings(ctx: Pick<Ctx, 'bus' | 'platfor
 }
 
 async function loadConfig(ctx: Ctx): Promise<PlatformConfigView> {
-  const [platform, feeConfigs, currencies] = await Promise.all([
+  const [platform, feeConfigs, currencies, wallet] = await Promise.all([
     ctx.db.platform.findFirst({}),
     ctx.db.feeConfig.findMany({ where: { active: true }, orderBy: { configKey: 'asc' } }),
     ctx.db.platformCurrency.findMany({ orderBy: { currencyCode: 'asc' } }),
+    ctx.db.embeddedWalletConfig.findUnique({ where: { platformId: ctx.platformId } }), // hook:28
   ]);
   if (!platform) throw new NotFoundError('NOT_FOUND', 'Platform not found.');
-  return { platform, feeConfigs, currencies };
+  return { platform, feeConfigs, currencies, embeddedWalletConfig: (wallet?.config as Record<string, unknown> | undefined) ?? null };
 }
 
 /**
@@ -108,19 +112,35 @@ export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<Plat
       });
     }
     await openInternalAccounts(tx, ctx.platformId, null, (body.supportedCurrencies ?? []).map((c) => c.currencyCode));
+    if (body.embeddedWalletConfig !== undefined) await writeEmbeddedWalletConfig(ctx, tx, body.embeddedWalletConfig, now); // hook:28
+    if (body.embeddedWalletConfig !== undefined || body.supportedCurrencies) await walletConfigHook?.(ctx, tx); // hook:28
     if (body.webhookEndpoint && body.webhookEndpoint !== before.webhookEndpoint) {
       // Decision §7.4: setting or changing the endpoint sends a TEST delivery.
       await recordEvent(tx, 'TEST', {});
     }
   });
   await invalidatePlatformSettings(ctx);
-  if (body.embeddedWalletConfig !== undefined) await walletConfigHook?.(ctx, body.embeddedWalletConfig); // hook:28
   return getConfig(ctx);
 }
 
-/** Issue 28: bound in src/modules.ts to the wallet domain's embeddedWalletConfig setter (which sits above platforms). */
-let walletConfigHook: ((ctx: Ctx, config: Record<string, unknown> | null) => Promise<void>) | undefined;
-export function bindWalletConfig(hook: (ctx: Ctx, config: Record<string, unknown> | null) => Promise<void>): void {
+/** REF: the fields sent merge into the stored ones ("fields omitted are left unchanged"); null removes the config. */
+async function writeEmbeddedWalletConfig(ctx: Ctx, tx: TenantTx, patch: EmbeddedWalletConfigInput | null, now: Date): Promise<void> {
+  if (patch === null) {
+    await tx.embeddedWalletConfig.deleteMany({});
+    return;
+  }
+  const before = await tx.embeddedWalletConfig.findUnique({ where: { platformId: ctx.platformId } });
+  const config = { ...((before?.config as object | undefined) ?? {}), ...patch };
+  await tx.embeddedWalletConfig.upsert({ where: { platformId: ctx.platformId }, create: { config, updatedAt: now } as never, update: { config, updatedAt: now } });
+}
+
+/**
+ * Issue 28: bound in src/modules.ts to the wallet domain (which sits above platforms). Runs in PATCH /config's
+ * transaction after the wallet config or the currencies changed: records the EMBEDDED_WALLET accounts now owed
+ * to existing customers, so the change and what it owes commit together.
+ */
+let walletConfigHook: ((ctx: Ctx, tx: TenantTx) => Promise<unknown>) | undefined;
+export function bindWalletConfig(hook: (ctx: Ctx, tx: TenantTx) => Promise<unknown>): void {
   walletConfigHook = hook;
 }
 

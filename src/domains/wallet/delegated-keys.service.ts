@@ -1,6 +1,7 @@
 import type { Ctx } from '../../deps.js';
 import { custodyFor } from '../../adapters/custody/index.js';
-import type { Stamp } from '../../adapters/custody/port.js';
+import { CustodyError, type Stamp } from '../../adapters/custody/port.js';
+import { verifyP256Der } from '../../adapters/custody/hpke.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../platform/errors.js';
 import { isUniqueViolation } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
@@ -97,4 +98,35 @@ export async function delegatedKeyFor(ctx: Ctx, cardId: string, accountId: strin
     publicKey: key.publicKey,
     sign: (payload) => custodyFor(ctx).signWithDelegatedSigner({ scope: { platformId: ctx.platformId }, signerRef: key.signerRef, payload }),
   };
+}
+
+/**
+ * A wallet-funded card's authorization, signed without the customer present (issue 28 item 4, anchor 28b):
+ * the card's ACTIVE delegated key signs the authorization at the custody provider, the stamp is checked
+ * against the key's public key (the provider is not trusted blindly) and recorded once per processor token.
+ * Returns false when the card has no ACTIVE delegated key or the signer was revoked: the cards domain then
+ * declines (the wallet's money cannot move unsigned). A repeat of the same token reuses the first signature.
+ */
+export async function signCardAuthorization(ctx: Ctx, a: { cardId: string; accountId: string; issuerTransactionToken: string; amount: bigint; currency: string }): Promise<boolean> {
+  if (await ctx.db.delegatedKeySignature.findFirst({ where: { issuerTransactionToken: a.issuerTransactionToken }, select: { id: true } })) return true;
+  const key = await delegatedKeyFor(ctx, a.cardId, a.accountId);
+  if (!key) return false;
+  // Fixed key order: the payload is the exact string signed and stored.
+  const payload = JSON.stringify({ type: 'CARD_AUTHORIZATION', cardId: a.cardId, fundingSourceId: a.accountId, issuerTransactionToken: a.issuerTransactionToken, amount: a.amount.toString(), currency: a.currency });
+  let stamp: Stamp;
+  try {
+    stamp = await key.sign(payload);
+  } catch (err) {
+    if (err instanceof CustodyError && err.reason === 'SIGNER_REVOKED') return false;
+    throw err;
+  }
+  if (stamp.publicKey !== key.publicKey || !verifyP256Der(key.publicKey, payload, stamp.signature)) {
+    ctx.logger.error({ delegatedKeyId: key.id }, 'custody answered a delegated-key stamp that does not verify: authorization declined');
+    return false;
+  }
+  await ctx.db.delegatedKeySignature.createMany({
+    data: [{ id: newId('DelegatedKeySignature'), delegatedKeyId: key.id, cardId: a.cardId, issuerTransactionToken: a.issuerTransactionToken, payload, publicKey: stamp.publicKey, signature: stamp.signature.toString('hex'), createdAt: ctx.clock.now() }] as never,
+    skipDuplicates: true,
+  });
+  return true;
 }

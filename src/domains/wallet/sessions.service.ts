@@ -60,6 +60,21 @@ export async function revokeSession(ctx: Ctx, id: string, headers: SignatureHead
   });
 }
 
+/**
+ * POST /auth/sessions/{id}/revoke (this service's extension, docs/decisions.md anchor 28b): the platform ends a
+ * session without the customer's signature — the dashboard's revoke button, a platform reacting to a lost
+ * device. Revoking only takes a way in away; it never moves money. Idempotent on an ended session. Errors: 404.
+ */
+export async function revokeSessionAsPlatform(ctx: Ctx, id: string): Promise<AuthSession> {
+  const s = await ctx.db.authSession.findUnique({ where: { id } });
+  if (!s) throw new NotFoundError('NOT_FOUND', 'Session not found.');
+  const w = await getWalletAccount(ctx, s.accountId);
+  if (s.revokedAt) return s;
+  await ctx.db.authSession.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: ctx.clock.now() } });
+  await custodyFor(ctx).revokeSession({ scope: { platformId: ctx.platformId }, custodyRef: w.wallet.custodyRef, sessionId: id });
+  return ctx.db.authSession.findUniqueOrThrow({ where: { id } });
+}
+
 /** POST /auth/sessions/{id}/refresh {clientPublicKey}: signed; a new session for the same credential (201). */
 export async function refreshSession(ctx: Ctx, id: string, body: { clientPublicKey: string }, headers: SignatureHeaders) {
   const s = await getLiveSession(ctx, id);

@@ -3,12 +3,14 @@ import { parseInput } from '../../platform/http/validate.js';
 import { signatureHeadersOf, type SignedRequestChallenge } from '../signing/index.js';
 import { challengeCredential, createCredential, listCredentials, revokeCredential } from './credentials.service.js';
 import { createDelegatedKey, getDelegatedKey, listDelegatedKeys, revokeDelegatedKey } from './delegated-keys.service.js';
-import { listSessions, refreshSession, revokeSession } from './sessions.service.js';
+import { listSessions, refreshSession, revokeSession, revokeSessionAsPlatform } from './sessions.service.js';
+import { simulateWalletCredit } from './wallet.incoming.js';
+import { sandboxOnly } from '../../platform/http/sandbox.js';
 import { verifyCredential } from './verify.service.js';
 import { exportWallet, setWalletPrivacy } from './wallet.service.js';
 import {
   accountQuery, authMethodResource, authSessionResource, challengeBody, createCredentialBody, delegatedKeyBody, delegatedKeyResource,
-  accountParams, delegatedKeysQuery, exportBody, idParams, privacyBody, refreshBody, sessionListItem, verifyCredentialBody,
+  accountParams, delegatedKeysQuery, exportBody, idParams, privacyBody, receiveBody, refreshBody, sessionListItem, verifyCredentialBody,
 } from './wallet.schemas.js';
 
 type Outcome<T> = { kind: 'CHALLENGE'; challenge: SignedRequestChallenge } | { kind: 'DONE'; result: T };
@@ -72,6 +74,13 @@ export async function walletRoutes(app: FastifyInstance) {
     const o = await revokeSession(req.ctx, id, signatureHeadersOf(req.headers));
     if (o.kind === 'CHALLENGE') return answer(reply, o, () => undefined);
     return reply.status(204).send();
+  });
+
+  app.post('/auth/sessions/:id/revoke', { config: { permission: 'MANAGE' } }, async (req) => sessionListItem(await revokeSessionAsPlatform(req.ctx, parseInput(idParams, req.params).id)));
+
+  app.post('/sandbox/internal-accounts/:accountId/receive', { preHandler: sandboxOnly }, async (req) => {
+    const { accountId } = parseInput(accountParams, req.params);
+    return simulateWalletCredit(req.ctx, accountId, parseInput(receiveBody, req.body ?? {}));
   });
 
   app.post('/auth/sessions/:id/refresh', async (req, reply) => {

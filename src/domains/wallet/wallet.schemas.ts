@@ -37,15 +37,11 @@ export const delegatedKeysQuery = z.object({ accountId: id.optional(), fundingSo
 export const idParams = z.object({ id });
 export const accountParams = z.object({ accountId: id });
 
-export const embeddedWalletConfigInput = z.strictObject({
-  appName: z.string().min(1).max(100).optional(),
-  otpLength: z.number().int().min(6).max(9).optional(),
-  alphanumeric: z.boolean().optional(),
-  expirationSeconds: z.number().int().min(60).max(3600).optional(),
-  sendFromEmailAddress: z.string().email().max(320).optional(),
-  sendFromEmailSenderName: z.string().min(1).max(100).optional(),
-  replyToEmailAddress: z.string().email().max(320).optional(),
-  logoUrl: z.string().url().max(2048).optional(),
+/** POST /sandbox/internal-accounts/{id}/receive: an on-chain credit (minor units); the same `reference` is the same credit. */
+export const receiveBody = z.strictObject({
+  amount: z.number().int().min(1).max(100_000_000_000),
+  reference: z.string().min(1).max(200).optional(),
+  senderAddress: z.string().min(1).max(200).optional(),
 });
 
 export function authMethodResource(c: AuthCredential) {
@@ -66,7 +62,10 @@ export function authSessionResource(c: AuthCredential, s: AuthSession) {
 }
 
 export function sessionListItem(s: AuthSession) {
-  return { id: s.id, accountId: s.accountId, type: s.type, credentialId: s.credentialId, expiresAt: s.expiresAt.toISOString(), createdAt: s.createdAt.toISOString() };
+  return {
+    id: s.id, accountId: s.accountId, type: s.type, credentialId: s.credentialId, expiresAt: s.expiresAt.toISOString(), createdAt: s.createdAt.toISOString(),
+    ...(s.revokedAt ? { revokedAt: s.revokedAt.toISOString() } : {}),
+  };
 }
 
 export function delegatedKeyResource(k: DelegatedKey) {

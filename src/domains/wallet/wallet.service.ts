@@ -1,16 +1,16 @@
 import type { Ctx } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
+import { recordEvent } from '../../platform/outbox.js';
 import { custodyFor } from '../../adapters/custody/index.js';
 import { CustodyError } from '../../adapters/custody/port.js';
-import { BadRequestError, ValidationError } from '../../platform/errors.js';
+import { ValidationError } from '../../platform/errors.js';
 import { getInternalAccount, internalAccountResource } from '../ledger/index.js';
 import {
   hasSignatureHeaders, issueSignedChallenge, verifySignedRetry, consumeSignedChallenge,
   type SignatureHeaders, type SignedRequestChallenge, type SignedTarget, type SignerSource,
 } from '../signing/index.js';
 import { credentialSetHashOf, getWalletAccount, liveSessions, walletConfigOf, type WalletAccount } from './wallet.repo.js';
-import { embeddedWalletConfigInput } from './wallet.schemas.js';
-import { EMBEDDED_WALLET, WALLET_CURRENCY, walletOwnerKey, type EmbeddedWalletConfig } from './wallet.model.js';
+import { EMBEDDED_WALLET, WALLET_CURRENCY, walletOwnerKey } from './wallet.model.js';
 
 /**
  * The wallet itself: provisioning for a new customer, the signer source of every signed wallet action,
@@ -50,21 +50,31 @@ export async function signedWalletAction<T>(
  */
 export async function provisionEmbeddedWallet(ctx: Ctx, customer: { id: string; email: string | null; phone?: string | null }, platformCurrencies: readonly string[]): Promise<void> {
   if (!platformCurrencies.includes(WALLET_CURRENCY) || !(await walletConfigOf(ctx))) return;
-  if (await ctx.db.embeddedWallet.findFirst({ where: { customerId: customer.id } })) return;
-  const accountId = newId('InternalAccount');
+  await openEmbeddedWallet(ctx, customer, newId('InternalAccount'));
+}
+
+/**
+ * Opens the wallet under `accountId` (the custody provider's idempotency key: a retry with the same id
+ * opens one wallet) unless the customer has one. Returns whether this call opened it. The account's
+ * creation is announced as REF does for a new internal account (INTERNAL_ACCOUNT.STATUS_UPDATED, ACTIVE).
+ */
+export async function openEmbeddedWallet(ctx: Ctx, customer: { id: string; email: string | null }, accountId: string): Promise<boolean> {
+  if (await ctx.db.embeddedWallet.findFirst({ where: { customerId: customer.id } })) return false;
   const custody = custodyFor(ctx);
   const created = await custody.createWallet({ scope: { platformId: ctx.platformId }, walletId: accountId });
   const now = ctx.clock.now();
   const credentialId = customer.email ? newId('AuthMethod') : null;
   await ctx.db.$transaction(async (tx) => {
     // The account row only: balances stay the ledger's to write.
-    await tx.internalAccount.create({ data: { id: accountId, customerId: customer.id, ownerKey: walletOwnerKey(customer.id), currency: WALLET_CURRENCY, type: EMBEDDED_WALLET, createdAt: now, updatedAt: now } as any });
+    const account = await tx.internalAccount.create({ data: { id: accountId, customerId: customer.id, ownerKey: walletOwnerKey(customer.id), currency: WALLET_CURRENCY, type: EMBEDDED_WALLET, createdAt: now, updatedAt: now } as any });
+    await recordEvent(tx, 'INTERNAL_ACCOUNT.STATUS_UPDATED', internalAccountResource(account));
     await tx.embeddedWallet.create({ data: { id: accountId, customerId: customer.id, custodyAdapter: custody.id, custodyRef: created.custodyRef, address: created.address, createdAt: now, updatedAt: now } as any });
     if (credentialId) {
       await tx.authCredential.create({ data: { id: credentialId, accountId, customerId: customer.id, type: 'EMAIL_OTP', nickname: customer.email!, contact: customer.email!.toLowerCase(), createdAt: now, updatedAt: now } as any });
     }
   });
   if (credentialId) await custody.registerCredential({ scope: { platformId: ctx.platformId }, custodyRef: created.custodyRef, credential: { credentialId, type: 'EMAIL_OTP' } });
+  return true;
 }
 
 /** PATCH /internal-accounts/{id} {privateEnabled}: signed. Errors: 400; 401 WALLET_SIGNATURE_*; 404; 409 EMAIL_OTP_CREDENTIAL_SET_CHANGED. */
@@ -95,24 +105,6 @@ export async function exportWallet(ctx: Ctx, accountId: string, body: { clientPu
 export async function walletAccountResource(ctx: Ctx, accountId: string) {
   const [account, wallet] = await Promise.all([getInternalAccount(ctx, accountId), ctx.db.embeddedWallet.findUnique({ where: { id: accountId } })]);
   return { ...internalAccountResource(account), privateEnabled: wallet?.privateEnabled ?? false };
-}
-
-/** Stores REF's embeddedWalletConfig (PATCH /config); null turns Global Accounts off for new customers. */
-export async function setEmbeddedWalletConfig(ctx: Ctx, config: EmbeddedWalletConfig | null): Promise<void> {
-  if (config === null) {
-    await ctx.db.embeddedWalletConfig.deleteMany({});
-    return;
-  }
-  if (config.otpLength !== undefined && (config.otpLength < 6 || config.otpLength > 9)) throw new BadRequestError('INVALID_INPUT', 'otpLength must be 6 to 9.');
-  await ctx.db.embeddedWalletConfig.upsert({ where: { platformId: ctx.platformId }, create: { config: config as any, updatedAt: ctx.clock.now() } as any, update: { config: config as any, updatedAt: ctx.clock.now() } });
-}
-
-/** PATCH /config's embeddedWalletConfig: validated here (400 INVALID_INPUT with the field), then stored. */
-export async function setEmbeddedWalletConfigFromPatch(ctx: Ctx, raw: Record<string, unknown> | null): Promise<void> {
-  if (raw === null) return setEmbeddedWalletConfig(ctx, null);
-  const parsed = embeddedWalletConfigInput.safeParse(raw);
-  if (!parsed.success) throw new ValidationError(parsed.error.issues.map((i) => ({ field: ['embeddedWalletConfig', ...i.path].join('.'), message: i.message })));
-  await setEmbeddedWalletConfig(ctx, parsed.data);
 }
 
 export { walletConfigOf };

@@ -2,7 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import type { AdapterSigner, CallOptions } from '../../common.js';
 import { BRIDGE_SIGNATURE_HEADER, verifyBridgeSignature } from '../../rails/http/index.js';
-import { CustodyError, type CustodyFailure, type WalletCustody } from '../port.js';
+import { CustodyError, type CustodyCredit, type CustodyFailure, type WalletCustody } from '../port.js';
 
 /**
  * The `http` bridge for wallet custody (docs/adapters.md "Wallet custody"): each port call is a signed
@@ -18,9 +18,15 @@ const settingsSchema = z.object({
   ENCLAVE_BACKED: z.enum(['true', 'false']).default('false'),
 });
 
-const REASONS: readonly CustodyFailure[] = ['OTP_BUNDLE_INVALID', 'STAMP_INVALID', 'SIGNER_REVOKED', 'WALLET_NOT_FOUND', 'PROVIDER_UNAVAILABLE', 'INVALID_KEY'];
+const REASONS: readonly CustodyFailure[] = ['OTP_BUNDLE_INVALID', 'STAMP_INVALID', 'SIGNER_REVOKED', 'WALLET_NOT_FOUND', 'PROVIDER_UNAVAILABLE', 'INVALID_KEY', 'CREDENTIAL_UPDATE_FAILED'];
 
 const wire = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x && x.type === 'Buffer' && Array.isArray(x.data) ? Buffer.from(x.data).toString('hex') : x)));
+
+/** A reported credit off the wire: the amount a decimal string of minor units, never a float. */
+function creditIn(c: { reference: string; amount: string; currency: string; senderAddress?: string; receivedAt: string }): CustodyCredit {
+  if (typeof c.reference !== 'string' || !/^[0-9]+$/.test(String(c.amount)) || typeof c.currency !== 'string') throw new CustodyError('PROVIDER_UNAVAILABLE', 'custody bridge list-credits: a credit off the protocol', true);
+  return { reference: c.reference, amount: BigInt(c.amount), currency: c.currency, receivedAt: new Date(c.receivedAt), ...(c.senderAddress ? { senderAddress: c.senderAddress } : {}) };
+}
 
 export function createHttpCustody(raw: Record<string, string>, signer: AdapterSigner): WalletCustody {
   const parsed = settingsSchema.safeParse(raw);
@@ -65,5 +71,7 @@ export function createHttpCustody(raw: Record<string, string>, signer: AdapterSi
     createDelegatedSigner: (r, o) => call('create-delegated-signer', r, o),
     revokeDelegatedSigner: async (r, o) => void (await call('revoke-delegated-signer', r, o)),
     signWithDelegatedSigner: async (r, o) => stampOut(await call('sign-with-delegated-signer', r, o)),
+    updateCredentialContact: async (r, o) => void (await call('update-credential-contact', r, o)),
+    listCredits: async (r, o) => (await call<{ credits: Array<{ reference: string; amount: string; currency: string; senderAddress?: string; receivedAt: string }> }>('list-credits', r, o)).credits.map(creditIn),
   };
 }

@@ -14,8 +14,12 @@ import { seal, unseal } from '../sealing.js';
  * Transfers move in the service's ledger; "submit" records nothing beyond the checked stamp.
  *
  * Deterministic where it matters: a wallet's address is derived from our wallet id, and creating a
- * wallet or a signer twice with the same id returns the first.
+ * wallet or a signer twice with the same id returns the first. Simulated on-chain credits (kind CREDIT,
+ * keyed by wallet and reference, `publicKey` holding the wallet's ref) are recorded once per reference.
  */
+/** A contact change the sandbox provider refuses (PATCH /customers/{id} → 424 EMAIL_OTP_CREDENTIAL_SYNC_FAILED). */
+export const SYNC_FAIL_MAGIC = 'custody-sync-fail';
+
 export function createSandboxCustody(deps: { prisma: PrismaClient; sealingKey: Buffer; now: () => Date }): WalletCustody {
   const { prisma, sealingKey } = deps;
   const store = prisma.sandboxCustodySecret;
@@ -103,6 +107,25 @@ export function createSandboxCustody(deps: { prisma: PrismaClient; sealingKey: B
 
     async revokeDelegatedSigner({ scope, signerRef }) {
       await store.updateMany({ where: { id: signerRef, platformId: scope.platformId, kind: 'SIGNER', revokedAt: null }, data: { revokedAt: deps.now() } });
+    },
+
+    async updateCredentialContact({ contact }) {
+      // Magic value (docs/adapters.md "Wallet custody"): a contact containing `custody-sync-fail` is refused.
+      if (contact.toLowerCase().includes(SYNC_FAIL_MAGIC)) throw new CustodyError('CREDENTIAL_UPDATE_FAILED', 'the provider refused the contact change');
+    },
+
+    async simulateCredit({ scope, custodyRef, reference, amount, currency, senderAddress }) {
+      await secretOf(scope, custodyRef, 'WALLET');
+      const id = `sbc_${createHash('sha256').update(`${custodyRef}\n${reference}`).digest('hex').slice(0, 32)}`;
+      await put(scope, id, 'CREDIT', JSON.stringify({ custodyRef, reference, amount: amount.toString(), currency, senderAddress: senderAddress ?? null, receivedAt: deps.now().toISOString() }), custodyRef);
+    },
+
+    async listCredits({ scope, custodyRef, limit }) {
+      const rows = await store.findMany({ where: { platformId: scope.platformId, kind: 'CREDIT', publicKey: custodyRef }, orderBy: { createdAt: 'desc' }, take: limit });
+      return rows.map((r) => {
+        const c = JSON.parse(unseal(sealingKey, r.sealed)) as { reference: string; amount: string; currency: string; senderAddress: string | null; receivedAt: string };
+        return { reference: c.reference, amount: BigInt(c.amount), currency: c.currency, receivedAt: new Date(c.receivedAt), ...(c.senderAddress ? { senderAddress: c.senderAddress } : {}) };
+      });
     },
 
     async signWithDelegatedSigner({ scope, signerRef, payload }) {

@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { aWalletCustomer, otpLogin } from '../wallet/helpers.js';
+
+// The dashboard's embedded-wallet page (issue 28, anchor 28b) in headless Chromium against a real server:
+// a customer's wallet, credentials, sessions (revoked from the page) and delegated keys. Waits are for
+// selectors and states, never for durations.
+const CHROMIUM = '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+const WAIT = 60_000;
+
+let env: TestEnv;
+let p: TestPlatform;
+let browser: Browser | undefined;
+let origin: string;
+let outDir: string;
+
+beforeAll(async () => {
+  outDir = mkdtempSync(path.join(tmpdir(), 'svc-dashboard-wallet-'));
+  execFileSync(process.execPath, [path.resolve('node_modules/vite/bin/vite.js'), 'build', '--config', 'dashboard/vite.config.ts', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { stdio: 'inherit' });
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  origin = `http://127.0.0.1:${port}`;
+  env = await createTestEnv({ PUBLIC_BASE_URL: origin, DASHBOARD_DIR: outDir });
+  await env.app.listen({ port, host: '127.0.0.1' });
+  p = await env.platform({ name: 'Wallet Co' });
+  expect((await p.request({ method: 'PATCH', url: '/config', payload: { embeddedWalletConfig: { appName: 'Wallet Co' } } })).statusCode).toBe(200);
+  if (HAS_CHROMIUM) {
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  }
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await env?.close();
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+describe.skipIf(!HAS_CHROMIUM)('dashboard: a customer\'s embedded wallet', { timeout: 120_000 }, () => {
+  it('opens the wallet from the customer page, lists credentials and sessions, and revokes a session', async () => {
+    const w = await aWalletCustomer(env, p);
+    const credentialId = (await p.request({ method: 'GET', url: `/auth/credentials?accountId=${w.accountId}` })).json().data[0].id;
+    const login = await otpLogin(p, credentialId);
+    const sessionId = login.second!.json().id as string;
+
+    const page = await (await browser!.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.setDefaultTimeout(WAIT);
+    page.on('dialog', (d) => void d.accept());
+    await page.goto(`${origin}/dashboard`);
+    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+    await page.keyboard.type(p.clientId);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(p.clientSecret);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.evaluate(`window.location.hash = ${JSON.stringify(`#/customers/${w.customerId}`)}`);
+    await page.getByRole('link', { name: /embedded wallet/ }).click();
+    await page.getByRole('heading', { name: /Embedded wallet/, level: 1 }).waitFor();
+    await page.getByRole('region', { name: 'Credentials' }).getByText(w.email).waitFor();
+    await page.getByRole('region', { name: 'Delegated keys' }).getByText('No delegated keys.').waitFor();
+    await page.getByRole('button', { name: `Revoke session ${sessionId}` }).click();
+    await page.getByRole('button', { name: `Revoke session ${sessionId}` }).waitFor({ state: 'detached' });
+    expect((await env.deps.prisma.authSession.findUniqueOrThrow({ where: { id: sessionId } })).revokedAt).not.toBeNull();
+    const sessions = await p.request({ method: 'GET', url: `/auth/sessions?accountId=${w.accountId}` });
+    expect(sessions.json().data.map((s: { id: string }) => s.id)).not.toContain(sessionId);
+    await page.context().close();
+  });
+});
