@@ -3,7 +3,7 @@ import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, ConflictError } from '../../platform/errors.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import { beginExecution } from './quotes.service.js';
-import { releaseDailyUsage } from '../agents/index.js';
+import { releaseDailyUsage, settleActionOfTransaction } from '../agents/index.js';
 import { startRefund, transitionTransaction } from './transactions.repo.js';
 import { enqueueRefund } from './transactions.jobs.js';
 import { getTransaction } from './transactions.service.js';
@@ -39,6 +39,7 @@ export async function approveTransaction(ctx: Ctx, id: string): Promise<Transact
     .$transaction(async (tx) => {
       const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
       if (fresh.pendingReason !== 'PLATFORM_APPROVAL') throw notPendingApproval();
+      await settleActionOfTransaction(ctx, tx, fresh.id, 'approve'); // issue 26: its AgentAction follows
       return beginExecution(ctx, tx, fresh, { by: 'APPROVAL' });
     })
     .catch((err) => mapRace(err, notPendingApproval));
@@ -59,6 +60,7 @@ export async function rejectTransaction(ctx: Ctx, id: string, reason?: string): 
       if (fresh.pendingReason !== 'PLATFORM_APPROVAL') throw notPendingApproval();
       await transitionTransaction(ctx, tx, fresh, 'reject', { failureReason: 'PLATFORM_REJECTED' }, reason ?? 'PLATFORM_REJECTED');
       await giveBackDailyUsage(ctx, tx, fresh);
+      await settleActionOfTransaction(ctx, tx, fresh.id, 'reject', reason); // issue 26: its AgentAction follows
     })
     .catch((err) => mapRace(err, notPendingApproval));
   return getTransaction(ctx, id);
@@ -89,7 +91,10 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason?: string): 
       if (fresh.status === 'PROCESSING' && fresh.submittedAt && !fresh.railReference) throw notCancellable('being submitted to the rail; retry shortly');
       const failed = await transitionTransaction(ctx, tx, fresh, 'cancel', { failureReason: 'USER_CANCELLATION' }, reason ?? 'USER_CANCELLATION');
       if (fresh.status === 'PROCESSING') await startRefund(ctx, tx, failed, 'USER_CANCELLATION');
-      else if (fresh.pendingReason === 'PLATFORM_APPROVAL') await giveBackDailyUsage(ctx, tx, fresh);
+      else if (fresh.pendingReason === 'PLATFORM_APPROVAL') {
+        await giveBackDailyUsage(ctx, tx, fresh);
+        await settleActionOfTransaction(ctx, tx, fresh.id, 'cancel'); // issue 26: its AgentAction follows
+      }
     })
     .catch((err) => mapRace(err, () => notCancellable('already settled or decided')));
   const after = await getTransaction(ctx, id);
