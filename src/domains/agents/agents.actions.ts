@@ -59,14 +59,21 @@ export async function announcePendingAction(tx: TenantTx, action: AgentAction, p
 }
 
 /**
- * Moves the action of an agent payment decided through the spec's own calls (POST /transactions/{id}/approve,
- * reject, cancel), in the caller's transaction: approve → APPROVED; reject → REJECTED with the reason; cancel →
- * FAILED. A payment with no pending action (a platform's own) moves nothing.
+ * Moves the action of an agent payment decided through the payments domain (POST /transactions/{id}/approve,
+ * reject, cancel; the quote's expiry; an approval that failed), in the caller's transaction: approve → APPROVED;
+ * reject → REJECTED with the reason; cancel and expire → FAILED (REF has no other end for an undecided action);
+ * fail → APPROVED then FAILED (`reason`: why its execution failed). A payment with no pending action (a
+ * platform's own, or one already decided) moves nothing.
  */
-export async function settleActionOfTransaction(ctx: Ctx, tx: TenantTx, transactionId: string, event: 'approve' | 'reject' | 'cancel', reason?: string): Promise<void> {
+export async function settleActionOfTransaction(ctx: Ctx, tx: TenantTx, transactionId: string, event: 'approve' | 'reject' | 'cancel' | 'expire' | 'fail', reason?: string): Promise<void> {
+  const match = Prisma.sql`"transaction_id" = ${transactionId}`;
+  if (event === 'fail') {
+    for (const a of await transitionWhere(tx, ctx, actionStatus, 'approve', match)) await transitionWhere(tx, ctx, actionStatus, 'fail', Prisma.sql`"id" = ${a.id}`, { set: { failureReason: reason ?? 'EXECUTION_FAILED' } });
+    return;
+  }
   const move: ActionEvent = event === 'cancel' ? 'expire' : event;
-  const set = event === 'reject' ? { rejectionReason: reason ?? null } : event === 'cancel' ? { failureReason: 'USER_CANCELLATION' } : {};
-  await transitionWhere(tx, ctx, actionStatus, move, Prisma.sql`"transaction_id" = ${transactionId}`, { set });
+  const set = event === 'reject' ? { rejectionReason: reason ?? null } : event === 'cancel' ? { failureReason: 'USER_CANCELLATION' } : event === 'expire' ? { failureReason: 'QUOTE_EXPIRED' } : {};
+  await transitionWhere(tx, ctx, actionStatus, move, match, { set });
 }
 
 /** One action's move (a compare-and-set; a lost race raises 409 AGENT_ACTION_NOT_PENDING). */

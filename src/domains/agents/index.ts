@@ -10,6 +10,7 @@ export const agentsModule: DomainModule = {
 
 /** What other domains call: payments and funding ask the agent's policy (limits, approval); agent-actions runs the actions. */
 export { agentActorOf, getAgent } from './agents.service.js';
-export { assertMayAct, assertWithinTransactionLimit, countUsage, releaseDailyUsage, toPolicyAmount } from './agents.policy.js';
+export { agentResource } from './agents.schemas.js';
+export { assertMayAct, assertWithinTransactionLimit, convertForPolicy, countUsage, releaseDailyUsage, toPolicyAmount } from './agents.policy.js';
 export { actionNotFound, admitAgentExecution, agentActionResource, announcePendingAction, moveAction, settleActionOfTransaction } from './agents.actions.js';
-export { policyOf, type ActionType, type AgentPermission } from './agents.model.js';
+export { needsApproval, policyOf, type ActionType, type AgentPermission } from './agents.model.js';

@@ -50,9 +50,10 @@ export async function approveTransaction(ctx: Ctx, id: string): Promise<Transact
 /**
  * POST /transactions/{id}/reject: the waiting agent payment fails (failureReason PLATFORM_REJECTED,
  * OUTGOING_PAYMENT.FAILED). Nothing was held, so nothing is refunded; the agent's daily limit gets the
- * amount back. Errors: 404; 409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL.
+ * amount back. `actionFailure`: the approval of its AgentAction failed with this code (issue 26; the action
+ * becomes FAILED, not REJECTED). Errors: 404; 409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL.
  */
-export async function rejectTransaction(ctx: Ctx, id: string, reason?: string): Promise<Transaction> {
+export async function rejectTransaction(ctx: Ctx, id: string, reason?: string, actionFailure?: string): Promise<Transaction> {
   const t = await approvalState(ctx, id);
   await ctx.db
     .$transaction(async (tx) => {
@@ -60,7 +61,8 @@ export async function rejectTransaction(ctx: Ctx, id: string, reason?: string): 
       if (fresh.pendingReason !== 'PLATFORM_APPROVAL') throw notPendingApproval();
       await transitionTransaction(ctx, tx, fresh, 'reject', { failureReason: 'PLATFORM_REJECTED' }, reason ?? 'PLATFORM_REJECTED');
       await giveBackDailyUsage(ctx, tx, fresh);
-      await settleActionOfTransaction(ctx, tx, fresh.id, 'reject', reason); // issue 26: its AgentAction follows
+      // Issue 26: its AgentAction follows — REJECTED, or FAILED when an approval's execution was refused (`actionFailure`).
+      await settleActionOfTransaction(ctx, tx, fresh.id, actionFailure ? 'fail' : 'reject', actionFailure ?? reason);
     })
     .catch((err) => mapRace(err, notPendingApproval));
   return getTransaction(ctx, id);
