@@ -2,6 +2,7 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { buildApp } from '../../src/app.js';
 import { bullConnection, closeDeps, withAdapters } from '../../src/bootstrap.js';
@@ -60,6 +61,7 @@ async function setup(policy: object = REF_POLICY, p?: TestPlatform): Promise<Set
   const dest = await anActiveExternalAccount(p, usdBankAccount('123456789'), c.customerId);
   const created = await p.request({ method: 'POST', url: '/agents', payload: { customerId: c.customerId, name: 'Payroll bot', policy } });
   expect(created.statusCode, created.body).toBe(201);
+  assertMatchesResponseSchema('POST', `${BASE}/agents`, 201, created.json());
   const { agent: a, deviceCode } = created.json();
   const redeemed = await env.app.inject({ method: 'POST', url: `${BASE}/agents/device-codes/${deviceCode.code}/redeem` });
   expect(redeemed.statusCode, redeemed.body).toBe(200);
@@ -83,6 +85,7 @@ describe('an agent in REF shape', () => {
     const s = await setup();
     const me = await s.agent({ method: 'GET', url: '/agents/me' });
     expect(me.statusCode, me.body).toBe(200);
+    assertMatchesResponseSchema('GET', `${BASE}/agents/me`, 200, me.json());
     expect(me.json()).toMatchObject({
       id: s.agentId, customerId: s.customerId, isPaused: false, isConnected: true,
       policy: { permissions: REF_POLICY.permissions, defaultExecutionMode: 'AUTO', spendingLimits: REF_POLICY.spendingLimits, approvalThresholds: REF_POLICY.approvalThresholds, accountRestrictions: { allowedAccountIds: null, accountRules: [] } },
@@ -101,6 +104,7 @@ describe('an agent in REF shape', () => {
     expect((await s.agent({ method: 'GET', url: `/agents/me/quotes/${q.id}` })).json().id).toBe(q.id);
     const exec = await s.agent({ method: 'POST', url: `/agents/me/quotes/${q.id}/execute` });
     expect(exec.statusCode, exec.body).toBe(200);
+    assertMatchesResponseSchema('POST', `${BASE}/agents/me/quotes/{quoteId}/execute`, 200, exec.json());
     expect(exec.json()).toMatchObject({ id: expect.stringMatching(/^AgentAction:/), agentId: s.agentId, customerId: s.customerId, type: 'EXECUTE_QUOTE', status: 'APPROVED', quote: { id: q.id }, transaction: { id: q.transactionId } });
     await eventually(async () => (await transactionOf(s.p, q.transactionId)).status === 'COMPLETED');
     expect(await balances(env, s.usd)).toEqual({ available: 490_000n, held: 0n });
@@ -119,6 +123,7 @@ describe('an agent in REF shape', () => {
     await fund(s.p, s.usd, 50_000);
     const res = await s.agent({ method: 'POST', url: '/agents/me/transfer-out', payload: { source: { accountId: s.usd }, destination: { accountId: s.dest }, amount: 5_000 } });
     expect(res.statusCode, res.body).toBe(201);
+    assertMatchesResponseSchema('POST', `${BASE}/agents/me/transfer-out`, 201, res.json());
     expect(res.json()).toMatchObject({ type: 'TRANSFER_OUT', status: 'APPROVED', transferDetails: { amount: 5_000, currency: 'USD', sourceAccountId: s.usd, destinationAccountId: s.dest }, transaction: { type: 'OUTGOING' } });
     expect(res.json().quote).toBeUndefined();
   });
@@ -139,6 +144,7 @@ describe('approval by the platform', () => {
     expect(events.map((e) => (e.data as any).id)).toEqual([action.id]);
     expect((events[0]!.data as any)).toMatchObject({ status: 'PENDING_APPROVAL', agentId: s.agentId, quote: { id: q.id } });
     const approvals = (await s.p.request({ method: 'GET', url: `/agents/approvals?agentId=${s.agentId}` })).json();
+    assertMatchesResponseSchema('GET', `${BASE}/agents/approvals`, 200, approvals);
     expect(approvals.data.map((a: any) => a.id)).toEqual([action.id]);
     // The agent cannot approve its own action.
     expect((await s.agent({ method: 'POST', url: `/agents/${s.agentId}/actions/${action.id}/approve` })).statusCode).toBe(403);
@@ -146,6 +152,7 @@ describe('approval by the platform', () => {
     expect([a1!.statusCode, a2!.statusCode].sort()).toEqual([200, 409]);
     const won = a1!.statusCode === 200 ? a1! : a2!;
     expect(won.json()).toMatchObject({ id: action.id, status: 'APPROVED', transaction: { id: q.transactionId } });
+    assertMatchesResponseSchema('POST', `${BASE}/agents/{agentId}/actions/{actionId}/approve`, 200, won.json());
     await eventually(async () => (await transactionOf(s.p, q.transactionId)).status === 'COMPLETED');
     expect(await balances(env, s.usd)).toEqual({ available: 450_000n, held: 0n });
     expect((await s.p.request({ method: 'GET', url: `/agents/approvals?agentId=${s.agentId}` })).json().data).toEqual([]);
@@ -176,6 +183,7 @@ describe('approval by the platform', () => {
     const action = (await s.agent({ method: 'POST', url: `/agents/me/quotes/${q.id}/execute` })).json();
     const patched = await s.p.request({ method: 'PATCH', url: `/agents/${s.agentId}/policy`, payload: { permissions: ['VIEW_TRANSACTIONS'] } });
     expect(patched.statusCode, patched.body).toBe(200);
+    assertMatchesResponseSchema('PATCH', `${BASE}/agents/{agentId}/policy`, 200, patched.json());
     expect(patched.json().policy).toMatchObject({ permissions: ['VIEW_TRANSACTIONS'], spendingLimits: REF_POLICY.spendingLimits });
     const res = await s.p.request({ method: 'POST', url: `/agents/${s.agentId}/actions/${action.id}/approve` });
     expect(res.statusCode, res.body).toBe(200);
