@@ -192,6 +192,42 @@ describe('approval by the platform', () => {
     expect(await balances(env, s.usd)).toEqual({ available: 100_000n, held: 0n });
   });
 
+  it('approved without the funds: FAILED (INSUFFICIENT_FUNDS), the payment failed, nothing held, usage given back', async () => {
+    const s = await setup({ ...REF_POLICY, defaultExecutionMode: 'APPROVAL_REQUIRED' });
+    await fund(s.p, s.usd, 5_000);
+    const q = await agentQuote(s, 5_000);
+    const action = (await s.agent({ method: 'POST', url: `/agents/me/quotes/${q.id}/execute` })).json();
+    // The money leaves meanwhile (the platform's own payment).
+    const drain = await s.p.request({ method: 'POST', url: '/quotes', payload: { ...quoteBody(s, 5_000), immediatelyExecute: true } });
+    expect(drain.statusCode, drain.body).toBe(201);
+    const res = await s.p.request({ method: 'POST', url: `/agents/${s.agentId}/actions/${action.id}/approve` });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'FAILED', failureReason: 'INSUFFICIENT_FUNDS' });
+    expect((await transactionOf(s.p, q.transactionId)).status).toBe('FAILED');
+    expect((await balances(env, s.usd)).held).toBe(0n);
+    expect((await s.agent({ method: 'GET', url: '/agents/me' })).json().usage).toMatchObject({ dailyTransactionCount: 0, dailySpend: 0 });
+  });
+
+  it('a transfer-in: at once within policy, else pulled only on approval', async () => {
+    const s = await setup({ ...REF_POLICY, approvalThresholds: { currency: 'USD', amount: 5_000 } });
+    const pull = (amount: number) => s.agent({ method: 'POST', url: '/agents/me/transfer-in', payload: { source: { accountId: s.dest }, destination: { accountId: s.usd }, amount } });
+    const small = await pull(1_000);
+    expect(small.statusCode, small.body).toBe(201);
+    expect(small.json()).toMatchObject({ type: 'TRANSFER_IN', status: 'APPROVED', transferDetails: { amount: 1_000, sourceAccountId: s.dest, destinationAccountId: s.usd }, transaction: { type: 'INCOMING' } });
+    expect((await balances(env, s.usd)).available).toBe(1_000n);
+    const big = (await pull(8_000)).json();
+    expect(big.status).toBe('PENDING_APPROVAL');
+    expect((await balances(env, s.usd)).available).toBe(1_000n);
+    const approved = await s.p.request({ method: 'POST', url: `/agents/${s.agentId}/actions/${big.id}/approve` });
+    expect(approved.json()).toMatchObject({ status: 'APPROVED', transaction: { type: 'INCOMING' } });
+    expect((await balances(env, s.usd)).available).toBe(9_000n);
+    const rejected = (await pull(7_000)).json();
+    expect((await s.p.request({ method: 'POST', url: `/agents/${s.agentId}/actions/${rejected.id}/reject` })).json().status).toBe('REJECTED');
+    expect((await balances(env, s.usd)).available).toBe(9_000n);
+    // Money comes in: no spending limit counts it.
+    expect((await s.agent({ method: 'GET', url: '/agents/me' })).json().usage).toMatchObject({ dailyTransactionCount: 0, dailySpend: 0 });
+  });
+
   it('an action whose quote expired becomes FAILED by the sweep', async () => {
     const s = await setup({ ...REF_POLICY, defaultExecutionMode: 'APPROVAL_REQUIRED' });
     await fund(s.p, s.usd, 10_000);

@@ -213,26 +213,34 @@ async function recount(ctx: Ctx, tx: Parameters<typeof countUsage>[1], agent: Ag
   await countUsage(ctx, tx, agent, policyAmount, ctx.clock.now());
 }
 
+/**
+ * An approved TRANSFER_IN: re-checked (the agent deleted or paused, CREATE_TRANSFERS removed, the approval window
+ * passed → FAILED with the code), then pulled; a refused pull fails the action. Answers the action as it ends.
+ */
 async function approveTransferIn(ctx: Ctx, action: AgentAction): Promise<AgentAction> {
   const d = action.transferDetails as { amount: number; sourceAccountId: string; destinationAccountId: string };
-  const agent = await latestActor(ctx, action.agentId).catch((err) => err as DomainError);
-  const refusal = agent instanceof DomainError ? agent : checkTransferIn(agent);
+  const expired = action.expiresAt !== null && action.expiresAt <= ctx.clock.now();
+  const refusal = expired ? 'QUOTE_EXPIRED' : await transferInRefusal(ctx, action.agentId);
   const approved = await ctx.db.$transaction(async (tx) => {
     const moved = await moveAction(ctx, tx, action.id, 'approve');
-    if (moved && refusal) await moveAction(ctx, tx, action.id, 'fail', { failureReason: refusal.code });
+    if (moved && refusal) await moveAction(ctx, tx, action.id, 'fail', { failureReason: refusal });
     return moved;
   });
   if (!approved) throw notPending('already decided');
-  if (refusal || action.expiresAt! <= ctx.clock.now()) return ctx.db.agentAction.findUniqueOrThrow({ where: { id: action.id } });
-  return pullFor(ctx, approved, { source: { accountId: d.sourceAccountId }, destination: { accountId: d.destinationAccountId }, amount: d.amount }).catch(() => ctx.db.agentAction.findUniqueOrThrow({ where: { id: action.id } }));
+  if (!refusal) await pullFor(ctx, approved, { source: { accountId: d.sourceAccountId }, destination: { accountId: d.destinationAccountId }, amount: d.amount }).catch((err) => {
+    if (!(err instanceof DomainError)) throw err; // a refused pull answers the FAILED action
+  });
+  return ctx.db.agentAction.findUniqueOrThrow({ where: { id: action.id } });
 }
 
-function checkTransferIn(agent: AgentActor): DomainError | undefined {
+/** The code the latest policy refuses a pull with, if it does. */
+async function transferInRefusal(ctx: Ctx, agentId: string): Promise<string | undefined> {
   try {
-    assertMayAct(agent, 'CREATE_TRANSFERS');
+    assertMayAct(await latestActor(ctx, agentId), 'CREATE_TRANSFERS');
     return undefined;
   } catch (err) {
-    return err as DomainError;
+    if (err instanceof DomainError) return err.code;
+    throw err;
   }
 }
 

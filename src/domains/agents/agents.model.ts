@@ -65,11 +65,6 @@ export function policyFromLegacy(l: { currency: string; maxTransactionAmount: nu
   };
 }
 
-/** Whether the agent's policy grants what a route needs. */
-export function hasPermission(policy: AgentPolicy, permission: AgentPermission): boolean {
-  return policy.permissions.includes(permission);
-}
-
 /** Device codes and access tokens are random and long, so a plain SHA-256 is a safe stored form. */
 export function secretHash(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');

@@ -12,4 +12,4 @@ export const refCompatModule: DomainModule = {
 };
 // Issue 26: /agents/me/transfer-out and transfer-in (src/domains/agent-actions).
 export { transferIn, transferOut } from './ref-compat.service.js';
-export { transferBody, transferOutBody } from './ref-compat.schemas.js';
+export { transferOutBody } from './ref-compat.schemas.js';
