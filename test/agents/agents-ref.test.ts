@@ -204,7 +204,9 @@ describe('approval by the platform', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ status: 'FAILED', failureReason: 'INSUFFICIENT_FUNDS' });
     expect((await transactionOf(s.p, q.transactionId)).status).toBe('FAILED');
-    expect((await balances(env, s.usd)).held).toBe(0n);
+    // Only the platform's own payment took the money.
+    await eventually(async () => (await transactionOf(s.p, drain.json().transactionId)).status === 'COMPLETED');
+    expect(await balances(env, s.usd)).toEqual({ available: 0n, held: 0n });
     expect((await s.agent({ method: 'GET', url: '/agents/me' })).json().usage).toMatchObject({ dailyTransactionCount: 0, dailySpend: 0 });
   });
 

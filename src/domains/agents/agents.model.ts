@@ -21,6 +21,9 @@ const big = (v: string | null | undefined) => (v === null || v === undefined ? n
 const str = (v: bigint | null | undefined) => (v === null || v === undefined ? null : v.toString());
 
 export function policyOf(stored: unknown): AgentPolicy {
+  // A row still in the spec's shape (written before migration 20261211000000, or by an older process during a
+  // rolling deploy) reads through the same mapping the migration applies.
+  if (stored !== null && typeof stored === 'object' && 'maxTransactionAmount' in stored) return policyFromStoredLegacy(stored as LegacyStoredPolicy);
   const p = stored as StoredPolicy;
   return {
     permissions: [...p.permissions],
@@ -51,6 +54,26 @@ export function storedPolicy(p: AgentPolicy): StoredPolicy {
       accountRules: p.accountRestrictions.accountRules.map((r) => ({ accountId: r.accountId, ...(r.executionMode ? { executionMode: r.executionMode } : {}), ...(r.perTransactionLimit !== undefined ? { perTransactionLimit: str(r.perTransactionLimit) } : {}) })),
     },
     approvalThresholds: p.approvalThresholds ? { currency: p.approvalThresholds.currency, amount: str(p.approvalThresholds.amount) } : null,
+  };
+}
+
+interface LegacyStoredPolicy {
+  currency: string;
+  maxTransactionAmount: string;
+  dailyLimit: string;
+  approvalThreshold: string;
+  allowedActions: string[];
+}
+
+function policyFromStoredLegacy(l: LegacyStoredPolicy): AgentPolicy {
+  const actions = l.allowedActions.filter((a): a is (typeof AGENT_ACTIONS)[number] => (AGENT_ACTIONS as readonly string[]).includes(a));
+  return { ...policyFromLegacy({ currency: l.currency, maxTransactionAmount: 0, dailyLimit: 0, approvalThreshold: 0, allowedActions: actions }), ...legacyAmounts(l) };
+}
+
+function legacyAmounts(l: LegacyStoredPolicy): Pick<AgentPolicy, 'spendingLimits' | 'approvalThresholds'> {
+  return {
+    spendingLimits: { currency: l.currency, perTransactionLimit: BigInt(l.maxTransactionAmount), dailyLimit: BigInt(l.dailyLimit), dailyTransactionLimit: null, monthlyLimit: null },
+    approvalThresholds: { currency: l.currency, amount: BigInt(l.approvalThreshold) },
   };
 }
 

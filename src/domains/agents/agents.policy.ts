@@ -112,19 +112,26 @@ export async function releaseDailyUsage(ctx: Ctx, tx: TenantTx, agentId: string,
      WHERE agent_id = ${agentId} AND month = ${monthOf(countedAt)}::date AND platform_id = ${ctx.platformId}`;
 }
 
-/** REF's AgentUsage for `at` (UTC day and month). */
-export async function usageOf(ctx: Ctx, agentId: string, at: Date) {
-  const [day, month] = await Promise.all([
-    ctx.db.agentDailyUsage.findUnique({ where: { agentId_day: { agentId, day: new Date(`${dayOf(at)}T00:00:00Z`) } } }),
-    ctx.db.agentMonthlyUsage.findUnique({ where: { agentId_month: { agentId, month: new Date(`${monthOf(at)}T00:00:00Z`) } } }),
+/** REF's AgentUsage of each agent for `at` (UTC day and month): two statements, by primary key. */
+export async function usagesOf(ctx: Ctx, agentIds: string[], at: Date) {
+  const [days, months] = await Promise.all([
+    ctx.db.agentDailyUsage.findMany({ where: { agentId: { in: agentIds }, day: new Date(`${dayOf(at)}T00:00:00Z`) } }),
+    ctx.db.agentMonthlyUsage.findMany({ where: { agentId: { in: agentIds }, month: new Date(`${monthOf(at)}T00:00:00Z`) } }),
   ]);
+  const day = new Map(days.map((d) => [d.agentId, d]));
+  const month = new Map(months.map((m) => [m.agentId, m]));
   const tomorrow = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
   const nextMonth = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
-  return {
-    dailyTransactionCount: day?.txCount ?? 0,
-    dailySpend: Number(day?.used ?? 0n),
-    dailyResetDate: dayOf(tomorrow),
-    monthlySpend: Number(month?.used ?? 0n),
-    monthlyResetMonth: nextMonth.toISOString().slice(0, 7),
-  };
+  return new Map(
+    agentIds.map((id) => [
+      id,
+      {
+        dailyTransactionCount: day.get(id)?.txCount ?? 0,
+        dailySpend: Number(day.get(id)?.used ?? 0n),
+        dailyResetDate: dayOf(tomorrow),
+        monthlySpend: Number(month.get(id)?.used ?? 0n),
+        monthlyResetMonth: nextMonth.toISOString().slice(0, 7),
+      },
+    ]),
+  );
 }

@@ -8,7 +8,7 @@ import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.
 import type { Agent, AgentDeviceCode } from '../../generated/prisma/client.js';
 import { policyOf, secretHash, storedPolicy } from './agents.model.js';
 import { patchedPolicy, type AgentUsageResource, type CreateAgentBody, type PolicyPatchBody, type UpdateAgentBody } from './agents.schemas.js';
-import { usageOf } from './agents.policy.js';
+import { usagesOf } from './agents.policy.js';
 
 const agentNotFound = () => new NotFoundError('NOT_FOUND', 'Agent not found.');
 const codeNotFound = () => new NotFoundError('TOKEN_NOT_FOUND', 'The device code does not exist, has expired or was already used.');
@@ -20,11 +20,18 @@ export type AgentView = Agent & { isConnected: boolean; usage: AgentUsageResourc
 const LIVE = { status: { not: 'DELETED' } } as const;
 
 async function viewOf(ctx: Ctx, a: Agent): Promise<AgentView> {
+  return (await viewsOf(ctx, [a]))[0]!;
+}
+
+/** Agents with whether each is connected and today's usage: three statements for the whole page. */
+async function viewsOf(ctx: Ctx, agents: Agent[]): Promise<AgentView[]> {
+  const ids = agents.map((a) => a.id);
   const [connected, usage] = await Promise.all([
-    ctx.db.agentDeviceCode.count({ where: { agentId: a.id, redeemedAt: { not: null } } }),
-    usageOf(ctx, a.id, ctx.clock.now()),
+    ctx.db.agentDeviceCode.findMany({ where: { agentId: { in: ids }, redeemedAt: { not: null } }, select: { agentId: true }, distinct: ['agentId'] }),
+    usagesOf(ctx, ids, ctx.clock.now()),
   ]);
-  return { ...a, isConnected: connected > 0, usage };
+  const isConnected = new Set(connected.map((c) => c.agentId));
+  return agents.map((a) => ({ ...a, isConnected: isConnected.has(a.id), usage: usage.get(a.id)! }));
 }
 
 /**
@@ -63,7 +70,7 @@ export async function listAgents(ctx: Ctx, q: { customerId?: string; limit: numb
     take: q.limit + 1,
   });
   const page = toPage(rows, q.limit, (r) => r);
-  return { ...page, data: await Promise.all(page.data.map((a) => viewOf(ctx, a))) };
+  return { ...page, data: await viewsOf(ctx, page.data) };
 }
 
 /** PATCH /agents/{id} (REF): name, and isPaused (the DISABLED status). Errors: 400; 404 NOT_FOUND. */
