@@ -118,6 +118,21 @@ describe('an agent in REF shape', () => {
     await expectLedgerConsistent(env, s.p.platformId);
   });
 
+  it('an execute retried with its Idempotency-Key answers the same action; the money moves once', async () => {
+    const s = await setup();
+    await fund(s.p, s.usd, 50_000);
+    const q = await agentQuote(s, 4_000);
+    const send = () => env.app.inject({ method: 'POST', url: `${BASE}/agents/me/quotes/${q.id}/execute`, headers: { authorization: `Bearer ${s.token}`, 'idempotency-key': 'exec-once-1' } });
+    const first = await send();
+    const again = await send();
+    expect(first.statusCode, first.body).toBe(200);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().id).toBe(first.json().id);
+    expect(await env.deps.prisma.agentAction.count({ where: { agentId: s.agentId } })).toBe(1);
+    await eventually(async () => (await transactionOf(s.p, q.transactionId)).status === 'COMPLETED');
+    expect(await balances(env, s.usd)).toEqual({ available: 46_000n, held: 0n });
+  });
+
   it('a transfer-out within policy is a TRANSFER_OUT action with its transfer details', async () => {
     const s = await setup();
     await fund(s.p, s.usd, 50_000);
