@@ -456,6 +456,9 @@ export const envSchema = z.object({
   // anchor:26a (Issue 26 — pay-in coordinates)
   // end:26a
   // anchor:26b (Issue 26 — agents in REF's shape)
+  /** The agent-action expiry sweep (actions still PENDING_APPROVAL past their quote's expiry become FAILED): how often, and how many per pass. */
+  AGENT_ACTION_SWEEP_INTERVAL_MS: int(5_000, 10),
+  AGENT_ACTION_SWEEP_BATCH: int(100, 1),
   // end:26b
   // anchor:27b (Issue 27 — cards, the rest)
   // end:27b

@@ -42,15 +42,19 @@ export interface AgentActor {
   agentId: string;
   customerId: string;
   policy: AgentPolicy;
+  /** REF's isPaused: a paused agent reads but may not act (403 AGENT_PAUSED). */
+  isPaused?: boolean;
+  /** What an execution started by this call is recorded as (REF's AgentActionType); EXECUTE_QUOTE when absent. */
+  actionType?: 'EXECUTE_QUOTE' | 'TRANSFER_OUT' | 'TRANSFER_IN';
 }
 
-/** Amounts are minor units of `currency`; see docs/decisions.md "Agents". */
+/** REF's AgentPolicy with amounts as bigint minor units; docs/decisions.md anchor 26b (the spec's fields map onto it). */
 export interface AgentPolicy {
-  currency: string;
-  maxTransactionAmount: bigint;
-  dailyLimit: bigint;
-  approvalThreshold: bigint;
-  allowedActions: string[];
+  permissions: string[];
+  defaultExecutionMode: 'AUTO' | 'APPROVAL_REQUIRED';
+  spendingLimits: { currency: string; perTransactionLimit: bigint; dailyLimit: bigint | null; dailyTransactionLimit: number | null; monthlyLimit: bigint | null };
+  accountRestrictions: { allowedAccountIds: string[] | null; accountRules: Array<{ accountId: string; executionMode?: 'AUTO' | 'APPROVAL_REQUIRED'; perTransactionLimit?: bigint | null }> };
+  approvalThresholds: { currency: string; amount: bigint | null } | null;
 }
 
 const cache = new WeakMap<PrismaClient, Map<string, TenantDb>>();

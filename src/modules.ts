@@ -11,6 +11,7 @@ import { verificationModule } from './domains/verification/index.js';
 import { umaDestinations, umaModule } from './domains/uma/index.js';
 import { fundingModule } from './domains/funding/index.js';
 import { agentsModule } from './domains/agents/index.js';
+import { agentActionsModule } from './domains/agent-actions/index.js';
 import { adapterWebhooksModule } from './adapters/webhooks.routes.js';
 import { sandboxLivenessModule } from './sandbox-liveness.js';
 import { signingModule } from './domains/signing/index.js';
@@ -31,6 +32,8 @@ import { bindWalletCreditWriter, gateContactChange, provisionEmbeddedWallet, rec
 export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule, vaspsModule, withdrawalsModule, walletModule];
 // Issue 30: the retention job (bounded batches over tables that only grow).
 MODULES.push(retentionModule);
+// Issue 26: REF's agent surface (/agents/me/*, approvals), above agents and payments.
+MODULES.push(agentActionsModule);
 
 /**
  * Ports bound once per process (docs/decisions.md "Payments domain and module boundaries"): quotes to UMA

@@ -227,7 +227,10 @@ describe('an agent acts only for its customer', () => {
     await fund(s.p, s.usd, 50_000);
     const q = (await agentQuote(s, 1_000)).json();
     expect((await s.agent({ method: 'POST', url: `/quotes/${q.id}/execute` })).statusCode).toBe(403);
-    expect((await s.agent({ method: 'GET', url: '/customers/internal-accounts' })).statusCode).toBe(403);
+    // REF's shape (issue 26): VIEW_TRANSACTIONS covers "transactions and account balances" — the spec's VIEW_ACCOUNTS maps onto it.
+    expect((await s.agent({ method: 'GET', url: '/customers/internal-accounts' })).statusCode).toBe(200);
+    expect((await s.agent({ method: 'GET', url: '/customers/external-accounts' })).statusCode).toBe(200);
+    expect((await s.agent({ method: 'POST', url: '/customers/external-accounts', payload: usdBankAccount('777888111') })).json()).toMatchObject({ code: 'FORBIDDEN', details: { reason: 'PERMISSION_REQUIRED', permission: 'MANAGE_EXTERNAL_ACCOUNTS' } });
     expect((await s.agent({ method: 'GET', url: '/transactions' })).statusCode).toBe(200);
   });
 });

@@ -11,6 +11,7 @@ import { bankLinkLifecycle } from '../../src/domains/plaid/plaid.model.js';
 import { bulkImportLifecycle } from '../../src/domains/bulk-customers/bulk-customers.model.js';
 import { deliveryLifecycle } from '../../src/domains/webhooks/webhooks.model.js';
 import { quoteLifecycle, refundLifecycle, transactionLifecycle } from '../../src/domains/payments/transactions.model.js';
+import { agentActionLifecycle } from '../../src/domains/agents/agents.model.js';
 
 /**
  * Every lifecycle's documented moves, written out independently of its transition table as
@@ -182,6 +183,13 @@ const DOCUMENTED: Documented[] = [
     ],
     terminal: [],
     code: 'INVALID_STATE_TRANSITION',
+  },
+  {
+    // REF's AgentActionStatus (issue 26): created APPROVED or PENDING_APPROVAL; an undecided action whose quote expired fails.
+    lifecycle: agentActionLifecycle,
+    moves: ['approve: PENDING_APPROVAL>APPROVED', 'reject: PENDING_APPROVAL>REJECTED', 'expire: PENDING_APPROVAL>FAILED', 'fail: APPROVED>FAILED'],
+    terminal: ['REJECTED', 'FAILED'],
+    code: 'AGENT_ACTION_NOT_PENDING',
   },
 ];
 

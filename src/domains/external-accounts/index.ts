@@ -40,3 +40,6 @@ export { externalAccountResource, livenessOutcomeBody, livenessParams, type Exte
 export { requiredBeneficiaryFields } from './beneficiary.schemas.js';
 export { getLivenessSession, receiveLivenessOutcome } from './ownership.service.js';
 export { isValidBolt11, isValidEvmAddress, isValidSolanaAddress, isValidSparkAddress, isValidTronAddress } from './account-info.checksums.js';
+// Issue 26: /agents/me/external-accounts (src/domains/agent-actions).
+export { listCustomerExternalAccounts } from './external-accounts.service.js';
+export { listCustomerAccountsQuery } from './external-accounts.schemas.js';

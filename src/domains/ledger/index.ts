@@ -14,3 +14,6 @@ export { internalAccountResource } from './internal-accounts.resource.js';
 export { journalCtes, journalsCtes } from './ledger.sql.js';
 export { assertAccountsCanMove, operatorSetInternalAccountStatus, setInternalAccountStatus, type MovingAccount } from './internal-accounts.status.js';
 export { type InternalAccountStatus } from './internal-accounts.model.js';
+// Issue 26: GET /agents/me/internal-accounts (src/domains/agent-actions).
+export { listCustomerInternalAccounts } from './internal-accounts.service.js';
+export { customerAccountsQuery } from './internal-accounts.routes.js';

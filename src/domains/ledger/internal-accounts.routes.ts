@@ -13,7 +13,7 @@ const type = z.enum(['INTERNAL_FIAT', 'INTERNAL_CRYPTO', 'EMBEDDED_WALLET']);
 /** Decision §6.3: at most 100 000 000 000 minor units per sandbox funding. */
 const MAX_SANDBOX_FUNDING = 100_000_000_000;
 
-const customerAccountsQuery = z.object({ ...paginationQuery, customerId: z.string().max(200).optional(), currency: currency.optional(), type: type.optional() });
+export const customerAccountsQuery = z.object({ ...paginationQuery, customerId: z.string().max(200).optional(), currency: currency.optional(), type: type.optional() });
 const platformAccountsQuery = z.object({ currency: currency.optional(), type: type.optional() });
 
 export async function internalAccountRoutes(app: FastifyInstance) {

@@ -3,7 +3,7 @@ import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, ConflictError } from '../../platform/errors.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import { beginExecution } from './quotes.service.js';
-import { releaseDailyUsage } from '../agents/index.js';
+import { releaseDailyUsage, settleActionOfTransaction } from '../agents/index.js';
 import { startRefund, transitionTransaction } from './transactions.repo.js';
 import { enqueueRefund } from './transactions.jobs.js';
 import { getTransaction } from './transactions.service.js';
@@ -39,6 +39,7 @@ export async function approveTransaction(ctx: Ctx, id: string): Promise<Transact
     .$transaction(async (tx) => {
       const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
       if (fresh.pendingReason !== 'PLATFORM_APPROVAL') throw notPendingApproval();
+      await settleActionOfTransaction(ctx, tx, fresh.id, 'approve'); // issue 26: its AgentAction follows
       return beginExecution(ctx, tx, fresh, { by: 'APPROVAL' });
     })
     .catch((err) => mapRace(err, notPendingApproval));
@@ -49,9 +50,10 @@ export async function approveTransaction(ctx: Ctx, id: string): Promise<Transact
 /**
  * POST /transactions/{id}/reject: the waiting agent payment fails (failureReason PLATFORM_REJECTED,
  * OUTGOING_PAYMENT.FAILED). Nothing was held, so nothing is refunded; the agent's daily limit gets the
- * amount back. Errors: 404; 409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL.
+ * amount back. `actionFailure`: the approval of its AgentAction failed with this code (issue 26; the action
+ * becomes FAILED, not REJECTED). Errors: 404; 409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL.
  */
-export async function rejectTransaction(ctx: Ctx, id: string, reason?: string): Promise<Transaction> {
+export async function rejectTransaction(ctx: Ctx, id: string, reason?: string, actionFailure?: string): Promise<Transaction> {
   const t = await approvalState(ctx, id);
   await ctx.db
     .$transaction(async (tx) => {
@@ -59,6 +61,8 @@ export async function rejectTransaction(ctx: Ctx, id: string, reason?: string): 
       if (fresh.pendingReason !== 'PLATFORM_APPROVAL') throw notPendingApproval();
       await transitionTransaction(ctx, tx, fresh, 'reject', { failureReason: 'PLATFORM_REJECTED' }, reason ?? 'PLATFORM_REJECTED');
       await giveBackDailyUsage(ctx, tx, fresh);
+      // Issue 26: its AgentAction follows — REJECTED, or FAILED when an approval's execution was refused (`actionFailure`).
+      await settleActionOfTransaction(ctx, tx, fresh.id, actionFailure ? 'fail' : 'reject', actionFailure ?? reason);
     })
     .catch((err) => mapRace(err, notPendingApproval));
   return getTransaction(ctx, id);
@@ -89,7 +93,10 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason?: string): 
       if (fresh.status === 'PROCESSING' && fresh.submittedAt && !fresh.railReference) throw notCancellable('being submitted to the rail; retry shortly');
       const failed = await transitionTransaction(ctx, tx, fresh, 'cancel', { failureReason: 'USER_CANCELLATION' }, reason ?? 'USER_CANCELLATION');
       if (fresh.status === 'PROCESSING') await startRefund(ctx, tx, failed, 'USER_CANCELLATION');
-      else if (fresh.pendingReason === 'PLATFORM_APPROVAL') await giveBackDailyUsage(ctx, tx, fresh);
+      else if (fresh.pendingReason === 'PLATFORM_APPROVAL') {
+        await giveBackDailyUsage(ctx, tx, fresh);
+        await settleActionOfTransaction(ctx, tx, fresh.id, 'cancel'); // issue 26: its AgentAction follows
+      }
     })
     .catch((err) => mapRace(err, () => notCancellable('already settled or decided')));
   const after = await getTransaction(ctx, id);

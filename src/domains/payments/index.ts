@@ -60,3 +60,10 @@ export { creditIncomingPayment, receiveIncomingPayment, type IncomingPayment } f
 export { bindUmaDestinations, type ResolvedDestination, type StoredUmaPayment, type UmaCurrencyLimits, type UmaDestinations } from './quotes.destinations.js';
 /** Payout outcomes pushed by rail adapters (src/adapter-sinks.ts). */
 export { receivePayoutReport } from './payout-reports.js';
+// Issue 26: the agent side (/agents/me/*) and platform approvals of agent actions (src/domains/agent-actions).
+export { executeQuote } from './quotes.service.js';
+export { quoteResource } from './quotes.resource.js';
+export { createQuoteFromRequest } from './quotes.inline-destination.js';
+export { listTransactions } from './transactions.service.js';
+export { listQuery as listTransactionsQuery } from './transactions.routes.js';
+export { rejectTransaction } from './approvals.service.js';

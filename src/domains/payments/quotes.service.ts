@@ -21,7 +21,8 @@ import { transactionResource } from './transactions.resource.js';
 import { enqueueSubmit } from './transactions.jobs.js';
 import { insertStartedPayment, startPaymentIn, startPendingPayment } from './money-path.repo.js';
 import { Prisma } from '../../generated/prisma/client.js';
-import { assertWithinTransactionLimit, countDailyUsage, toPolicyAmount, policyDecision } from '../agents/index.js';
+import { admitAgentExecution, announcePendingAction, assertWithinTransactionLimit, toPolicyAmount } from '../agents/index.js';
+import { quoteResource } from './quotes.resource.js';
 import { consumeQuoteChallenge, requireScaSession, verifyQuoteChallenge } from '../sca/index.js';
 import { requireQuoteAuthorization } from './quotes.authorization.js';
 import type { CreateQuoteBody } from './quotes.schemas.js';
@@ -180,7 +181,7 @@ async function priceAndCheck(ctx: Ctx, body: CreateQuoteBody, { source, dest }: 
   checkUmaLimits(dest, pricing);
   if (!ctx.agent) return { pricing, railReads };
   const agentAmount = await toPolicyAmount(ctx, ctx.agent, pricing.totalSendingAmount, source.currency);
-  assertWithinTransactionLimit(ctx.agent, agentAmount);
+  assertWithinTransactionLimit(ctx.agent, agentAmount, source.id);
   return { pricing, agentAmount, railReads };
 }
 
@@ -387,9 +388,9 @@ async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: Age
     return 'PROCESSING';
   }
   const now = ctx.clock.now();
-  await countDailyUsage(ctx, tx, agent, agentAmount!, now);
+  const admitted = await admitAgentExecution(ctx, tx, agent, t, agentAmount!, now); // issue 26: usage counted, AgentAction recorded
   const agentFields = { agentId: agent.agentId, agentCountedAmount: agentAmount! };
-  if (policyDecision(agent.policy, agentAmount!) === 'NEEDS_APPROVAL') {
+  if (admitted.needsApproval) {
     const moved = await tx.transaction.updateMany({
       where: { id: t.id, status: 'PENDING', pendingReason: null },
       data: { ...agentFields, pendingReason: 'PLATFORM_APPROVAL', approvalRequestedAt: now, updatedAt: now },
@@ -398,6 +399,7 @@ async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: Age
     await tx.quote.updateMany({ where: { id: t.quoteId! }, data: { expiresAt: new Date(now.getTime() + ctx.config.AGENT_APPROVAL_WINDOW_SECONDS * 1000), updatedAt: now } });
     // Announced as a PENDING transaction carrying pendingReason PLATFORM_APPROVAL.
     await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(await tx.transaction.findUniqueOrThrow({ where: { id: t.id } })));
+    await announcePendingAction(tx, admitted.action, t.platformCustomerId, quoteResource(await tx.quote.findUniqueOrThrow({ where: { id: t.quoteId! } }))); // issue 26
     return 'AWAITING_APPROVAL';
   }
   await startPaymentIn(ctx, tx, t, { event: 'execute', hold: true, set: agentFields });
@@ -475,7 +477,7 @@ export async function executeQuote(ctx: Ctx, id: string, walletSignature: Signat
   const sca = await requireScaSession(ctx, quote.customerId);
   if (quote.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${quote.status}; only a PENDING quote can be executed.`, { status: quote.status });
   const agentAmount = ctx.agent ? await toPolicyAmount(ctx, ctx.agent, quote.totalSendingAmount, quote.sendingCurrency) : undefined;
-  if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!);
+  if (ctx.agent) assertWithinTransactionLimit(ctx.agent, agentAmount!, quote.sourceAccountId);
   const volume = await beforeMovement(ctx, quote); // hook:25b
   if (!sca && !ctx.agent) return withinDailyVolume(ctx, volume, () => executePrefunded(ctx, quote)); // hook:25b
   const outcome = await withinDailyVolume(ctx, volume, () => ctx.db // hook:25b

@@ -21,7 +21,7 @@ const statusList = z
   .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).filter(Boolean))
   .pipe(z.array(z.enum(TRANSACTION_STATUSES)));
 
-const listQuery = z.object({
+export const listQuery = z.object({
   ...paginationQuery,
   sortOrder: z.enum(['asc', 'desc']).default('desc'),
   status: statusList.optional(),

@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import { readTransaction, readTransactionVersion, readVersionedTransaction, transitionTransaction } from './transactions.repo.js';
 import { transactionResource } from './transactions.resource.js';
 import { refFilters } from './transactions.filters.js';
+import { releaseDailyUsage, settleActionOfTransaction } from '../agents/index.js';
 
 /** Errors: 404 TRANSACTION_NOT_FOUND (also another platform's transaction). */
 export async function getTransaction(ctx: Ctx, id: string): Promise<Transaction> {
@@ -122,5 +123,10 @@ export async function expireQuote(ctx: Ctx, quoteId: string): Promise<void> {
     const t = await tx.transaction.findUnique({ where: { quoteId } });
     if (!t || t.status !== 'PENDING') return;
     await transitionTransaction(ctx, tx, t, 'expire', { failureReason: 'QUOTE_EXPIRED' }, 'QUOTE_EXPIRED');
+    // Issue 26: an agent payment that expired waiting for approval gives back what it counted; its AgentAction fails.
+    if (t.pendingReason === 'PLATFORM_APPROVAL' && t.agentId && t.agentCountedAmount !== null && t.approvalRequestedAt) {
+      await releaseDailyUsage(ctx, tx, t.agentId, t.agentCountedAmount, t.approvalRequestedAt);
+      await settleActionOfTransaction(ctx, tx, t.id, 'expire');
+    }
   });
 }

@@ -10,3 +10,6 @@ export const refCompatModule: DomainModule = {
   name: 'ref-compat',
   routes: (api) => refCompatRoutes(api),
 };
+// Issue 26: /agents/me/transfer-out and transfer-in (src/domains/agent-actions).
+export { transferIn, transferOut } from './ref-compat.service.js';
+export { transferOutBody } from './ref-compat.schemas.js';

@@ -3,7 +3,7 @@ import basicAuth from '@fastify/basic-auth';
 import { hash } from 'node:crypto';
 import type { PrismaClient } from '../db.js';
 import type { Redis } from '../redis.js';
-import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { DomainError, ForbiddenError, UnauthorizedError } from '../errors.js';
 import { isStorableText } from './validate.js';
 import { dummySecretHash, hmacHex, verifySecret } from '../secrets.js';
 import type { Permission, Principal } from '../principal.js';
@@ -12,6 +12,22 @@ import { ProcessCache, type InvalidationBus } from '../process-cache.js';
 /** What an agent's policy can allow (docs/decisions.md "Agents"). */
 export const AGENT_ACTIONS = ['CREATE_QUOTE', 'EXECUTE_QUOTE', 'VIEW_TRANSACTIONS', 'CANCEL_TRANSACTION', 'VIEW_ACCOUNTS', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
 export type AgentAction = (typeof AGENT_ACTIONS)[number];
+/** REF's AgentPermission (issue 26): what an agent's policy grants. */
+export const AGENT_PERMISSIONS = ['VIEW_TRANSACTIONS', 'CREATE_TRANSFERS', 'CREATE_QUOTES', 'EXECUTE_QUOTES', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
+export type AgentPermission = (typeof AGENT_PERMISSIONS)[number];
+/**
+ * The spec's (A17) actions as REF permissions (docs/decisions.md anchor 26b). REF has no account-viewing or cancel
+ * permission: viewing accounts is VIEW_TRANSACTIONS ("transactions and account balances"), cancelling a payment
+ * the agent started is EXECUTE_QUOTES.
+ */
+export const PERMISSION_OF_ACTION: Record<AgentAction, AgentPermission> = {
+  CREATE_QUOTE: 'CREATE_QUOTES',
+  EXECUTE_QUOTE: 'EXECUTE_QUOTES',
+  VIEW_TRANSACTIONS: 'VIEW_TRANSACTIONS',
+  CANCEL_TRANSACTION: 'EXECUTE_QUOTES',
+  VIEW_ACCOUNTS: 'VIEW_TRANSACTIONS',
+  MANAGE_EXTERNAL_ACCOUNTS: 'MANAGE_EXTERNAL_ACCOUNTS',
+};
 
 export interface AuthDeps {
   /** Resolves an agent's Bearer token (src/domains/agents); absent: Bearer credentials are refused. */
@@ -108,7 +124,7 @@ declare module 'fastify' {
      * Agents (A17) may call the route when their policy allows this action; routes without it are
      * platform-only and answer an agent 403 FORBIDDEN.
      */
-    agent?: AgentAction;
+    agent?: AgentAction | AgentPermission | 'SELF';
   }
 }
 
@@ -154,5 +170,10 @@ async function authenticateAgent(req: FastifyRequest, token: string, deps: AuthD
   req.principal = principal;
   const action = req.routeOptions.config.agent;
   if (!action) throw new ForbiddenError('FORBIDDEN', 'Agents may not call this endpoint; it is for the platform only.');
-  if (!principal.agent.policy.allowedActions.includes(action)) throw new ForbiddenError('FORBIDDEN', `The agent's policy does not allow ${action}.`);
+  const details = { agentId: principal.agent.agentId };
+  // REF: "Paused agents cannot initiate any actions"; they still read.
+  if (principal.agent.isPaused && req.method !== 'GET' && req.method !== 'HEAD') throw new DomainError(403, 'FORBIDDEN', 'The agent is paused; it may read but not act.', { ...details, reason: 'AGENT_PAUSED' });
+  if (action === 'SELF') return;
+  const permission = action in PERMISSION_OF_ACTION ? PERMISSION_OF_ACTION[action as AgentAction] : (action as AgentPermission);
+  if (!principal.agent.policy.permissions.includes(permission)) throw new DomainError(403, 'FORBIDDEN', `The agent's policy does not grant ${permission}.`, { ...details, reason: 'PERMISSION_REQUIRED', permission });
 }

@@ -1,0 +1,133 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { BASE, createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { anActiveExternalAccount, anApprovedCustomer, balances, fund, usdBankAccount } from '../helpers/builders.js';
+import type { RunningWorkers } from '../../src/workers.js';
+
+// The dashboard's Agents page (issue 26) in headless Chromium against a real server, as dashboard.e2e.test.ts does:
+// API and worker on a random port, real Postgres and Redis. Waits are for states and selectors, never for durations.
+const CHROMIUM = '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+if (!HAS_CHROMIUM) console.warn(`dashboard browser tests skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const WAIT = 60_000;
+
+let env: TestEnv;
+let p: TestPlatform;
+let workers: RunningWorkers;
+let browser: Browser | undefined;
+let origin: string;
+let outDir: string;
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+beforeAll(async () => {
+  // Build the dashboard from the sources under test (not whatever dist/ holds).
+  outDir = mkdtempSync(path.join(tmpdir(), 'svc-dashboard-'));
+  execFileSync(process.execPath, [path.resolve('node_modules/vite/bin/vite.js'), 'build', '--config', 'dashboard/vite.config.ts', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { stdio: 'inherit' });
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  env = await createTestEnv({ PUBLIC_BASE_URL: origin, DASHBOARD_DIR: outDir, SANDBOX_RAIL_DELAY_SCALE: '0.01', SANDBOX_RETURN_AFTER_MS: '1500', PAYMENT_POLL_MIN_MS: '20' });
+  await env.app.listen({ port, host: '127.0.0.1' });
+  workers = env.startWorkers();
+  p = await env.platform({ name: 'Acme Payments' });
+  if (HAS_CHROMIUM) {
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await workers?.close();
+  await env?.close();
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+async function newPage(viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const ctx = await browser!.newContext({ viewport });
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(WAIT);
+  return page;
+}
+
+/** Signs in with the keyboard only: type the id, Tab, type the secret, Enter. */
+async function signIn(page: Page, clientId: string, clientSecret: string) {
+  await page.goto(`${origin}/dashboard`);
+  await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+  await page.keyboard.type(clientId);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(clientSecret);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}
+
+async function go(page: Page, hash: string, heading: string | RegExp) {
+  await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+}
+
+
+describe.skipIf(!HAS_CHROMIUM)('the Agents page in a browser', { timeout: 120_000 }, () => {
+  it('lists pending actions; Approve moves the money once, Reject moves nothing; the agent page shows policy and usage', async () => {
+    const c = await anApprovedCustomer(env, p, ['USD']);
+    await fund(p, c.accounts.USD!, 100_000);
+    const dest = await anActiveExternalAccount(p, usdBankAccount('123456789'), c.customerId);
+    const policy = { permissions: ['CREATE_QUOTES', 'EXECUTE_QUOTES'], defaultExecutionMode: 'APPROVAL_REQUIRED', spendingLimits: { currency: 'USD', perTransactionLimit: 50_000, dailyLimit: 100_000 } };
+    const created = (await p.request({ method: 'POST', url: '/agents', payload: { customerId: c.customerId, name: 'Rent bot', policy } })).json();
+    const token = (await env.app.inject({ method: 'POST', url: `${BASE}/agents/device-codes/${created.deviceCode.code}/redeem` })).json().accessToken;
+    const asAgent = (method: 'GET' | 'POST', url: string, payload?: object) => env.app.inject({ method, url: `${BASE}${url}`, payload, headers: { authorization: `Bearer ${token}` } });
+    const submit = async (amount: number) => {
+      const q = (await asAgent('POST', '/agents/me/quotes', { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: amount })).json();
+      return { quote: q, action: (await asAgent('POST', `/agents/me/quotes/${q.id}/execute`)).json() };
+    };
+    const first = await submit(12_000);
+    const second = await submit(7_000);
+    expect([first.action.status, second.action.status]).toEqual(['PENDING_APPROVAL', 'PENDING_APPROVAL']);
+
+    const page = await newPage();
+    page.on('dialog', (d) => void d.accept('Over budget'));
+    await signIn(page, p.clientId, p.clientSecret);
+    await go(page, '#/agents', 'Agents');
+    const pending = page.getByTestId('pending-actions');
+    await pending.locator(`tr[data-id="${first.action.id}"]`).waitFor();
+    await pending.locator(`tr[data-id="${second.action.id}"]`).waitFor();
+    await page.getByTestId('agents').locator(`tr[data-id="${created.id}"]`).getByText('Rent bot').waitFor();
+
+    await page.getByRole('button', { name: `Approve ${first.action.id}` }).click();
+    await page.getByTestId('action-result').getByText(`${first.action.id} is APPROVED`).waitFor();
+    await pending.locator(`tr[data-id="${first.action.id}"]`).waitFor({ state: 'detached' });
+    await eventually(async () => (await p.request({ method: 'GET', url: `/transactions/${first.quote.transactionId}` })).json().status === 'COMPLETED');
+    expect(await balances(env, c.accounts.USD!)).toEqual({ available: 88_000n, held: 0n });
+
+    await page.getByRole('button', { name: `Reject ${second.action.id}` }).click();
+    await page.getByTestId('action-result').getByText(`${second.action.id} is REJECTED`).waitFor();
+    const rejected = (await asAgent('GET', `/agents/me/actions/${second.action.id}`)).json();
+    expect(rejected).toMatchObject({ status: 'REJECTED', rejectionReason: 'Over budget' });
+    expect(await balances(env, c.accounts.USD!)).toEqual({ available: 88_000n, held: 0n });
+    await page.getByText('No action waits for approval.').waitFor();
+
+    await page.getByRole('link', { name: 'Rent bot' }).click();
+    await page.getByRole('heading', { name: 'Rent bot', level: 1 }).waitFor();
+    const policyBox = page.getByRole('region', { name: 'Policy' });
+    await policyBox.getByText('APPROVAL_REQUIRED').waitFor();
+    await policyBox.getByText('CREATE_QUOTES, EXECUTE_QUOTES').waitFor();
+    await page.getByRole('region', { name: 'Usage' }).locator('dd', { hasText: /^1$/ }).waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    expect((await p.request({ method: 'GET', url: `/agents/${created.id}` })).json().isPaused).toBe(true);
+    await page.context().close();
+  });
+});
