@@ -458,6 +458,8 @@ export const envSchema = z.object({
   // anchor:26b (Issue 26 — agents in REF's shape)
   // end:26b
   // anchor:27b (Issue 27 — cards, the rest)
+  /** Cards whose authorization facts each process keeps (card-spending.service.ts; re-checked by every write). */
+  CARD_AUTHORIZATION_CACHE_SIZE: int(10_000, 1),
   // end:27b
   // anchor:28b (Issue 28 — Global Accounts, the rest)
   // end:28b
