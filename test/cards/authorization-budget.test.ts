@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anApprovedCustomer, balances, expectLedgerConsistent, fund } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';

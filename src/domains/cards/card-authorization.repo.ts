@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { query } from '../../platform/db.js';
+import { checkedAfterKeyLookup } from '../../platform/sql/planner.js';
 
 /**
  * What a card authorization decision rests on besides the balance (issue 27 item 4): the card (state,
@@ -8,11 +9,12 @@ import { query } from '../../platform/db.js';
  * Read by the processor's reference on a cache miss; re-checked by the writing statement itself through
  * the fingerprint (card-money.writer.ts writeAuthorization), so a cached copy can be stale but is never
  * acted on: a changed fact makes the write answer STALE and write nothing. Every join stays inside the
- * card's platform.
+ * card's platform; the platform is checked on the row each key found (a plan made while the tables were
+ * small otherwise walks the platform's customers or accounts: seen in EXPLAIN of the statement).
  */
 export const AUTHORIZATION_FACTS_FROM = `FROM cards c
-      LEFT JOIN customers cu ON cu.id = c.customer_id AND cu.platform_id = c.platform_id
-      LEFT JOIN internal_accounts a ON a.id = c.funding_sources[1] AND a.platform_id = c.platform_id
+      LEFT JOIN customers cu ON cu.id = c.customer_id AND ${checkedAfterKeyLookup('cu.platform_id = c.platform_id')}
+      LEFT JOIN internal_accounts a ON a.id = c.funding_sources[1] AND ${checkedAfterKeyLookup('a.platform_id = c.platform_id')}
       LEFT JOIN platform_currencies pc ON pc.platform_id = c.platform_id AND pc.currency_code = c.currency`;
 
 /** Every fact above in one text (NULLs spelled out, so no two fact sets share one); the balance is not a fact: the ledger's guard checks it. */

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
@@ -41,24 +42,19 @@ async function lockedRate(ctx: Ctx, transactionCurrency: string, fundingCurrency
 
 /**
  * Per process, per Prisma client: the facts of recently authorized cards by processor reference, so a
- * decision costs one round trip (the writing statement). Bounded (CARD_AUTHORIZATION_CACHE_SIZE, oldest
- * dropped first). No invalidation is needed for correctness: the statement re-checks the fingerprint and
+ * decision costs one round trip (the writing statement). Bounded (CARD_AUTHORIZATION_CACHE_SIZE, least
+ * recently used out). No invalidation is needed for correctness: the statement re-checks the fingerprint and
  * answers STALE when anything changed (a freeze, a new funding source, KYC, a cap), and the entry is read
  * again.
  */
-const factsCaches = new WeakMap<AppDeps['prisma'], Map<string, AuthorizationFacts>>();
+const factsCaches = new WeakMap<AppDeps['prisma'], LRUCache<string, AuthorizationFacts>>();
 /** A card changing between read and write more often than this in a row is an operator's problem: no answer. */
 const STALE_ATTEMPTS = 3;
 
-function factsCacheOf(deps: AppDeps): Map<string, AuthorizationFacts> {
+function factsCacheOf(deps: AppDeps): LRUCache<string, AuthorizationFacts> {
   let cache = factsCaches.get(deps.prisma);
-  if (!cache) factsCaches.set(deps.prisma, (cache = new Map()));
+  if (!cache) factsCaches.set(deps.prisma, (cache = new LRUCache({ max: deps.config.CARD_AUTHORIZATION_CACHE_SIZE })));
   return cache;
-}
-
-function remember(deps: AppDeps, cache: Map<string, AuthorizationFacts>, key: string, facts: AuthorizationFacts): void {
-  if (cache.size >= deps.config.CARD_AUTHORIZATION_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(key, facts);
 }
 
 /**
@@ -75,7 +71,7 @@ export async function authorizeCard(deps: AppDeps, adapterId: string, req: Autho
     const cached = req.kind === 'BALANCE_INQUIRY' ? undefined : cache.get(key);
     const facts = cached ?? (await readAuthorizationFacts(pool, adapterId, req.processorRef));
     if (!facts) return { approved: false, cardTransactionId: null, reason: 'CARD_NOT_ACTIVE' };
-    if (!cached) remember(deps, cache, key, facts);
+    if (!cached) cache.set(key, facts);
     const ctx = ctxFor(deps, facts.platformId);
     const n = await decide(ctx, facts, req);
     if (req.kind === 'BALANCE_INQUIRY') return balanceInquiry(ctx, { id: facts.cardId, currency: facts.currency }, req, n.decline);
