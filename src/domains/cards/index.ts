@@ -20,4 +20,4 @@ export const cardsModule: DomainModule = {
 /** What other layers call: the inbound side of the card issuer port (adapter sinks) and the card transaction reads. */
 export { authorizeCard, applyCardEvent, sweepCardTransactions } from './card-spending.service.js';
 export { receiveProvisioned, sweepProvisioning } from './card-issuing.service.js';
-export { cardTransactionById, cardTransactionsPage, withCardQuery } from './card-transactions.reads.js';
+export { cardTransactionById, cardTransactionsPage, withCardQuery, withCardTransactions } from './card-transactions.reads.js';
