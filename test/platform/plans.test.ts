@@ -155,6 +155,12 @@ async function seed(platforms: string[]): Promise<void> {
     SELECT 'Card:' || ${uuid(v7('at'))}, platform_id, customer_id, 'card-' || i, 'VIRTUAL', (ARRAY['ACTIVE','FROZEN','CLOSED'])[1 + i % 3], 'USDB', ARRAY['InternalAccount:x'],
       CASE WHEN i % 3 = 2 THEN at END, at
     FROM seed_tx WHERE (i / 400) % 4 = 1`);
+  // Issue 27: card transactions, listed with the payments.
+  await db.query(`INSERT INTO card_transactions (id, platform_id, card_id, customer_id, platform_customer_id, account_id, issuer_transaction_token, kind, status, direction,
+      merchant_descriptor, currency, funding_currency, authorized_amount, authorized_at, last_event_at, created_at, updated_at)
+    SELECT 'CardTransaction:' || ${uuid(v7('at'))}, platform_id, 'Card:' || (i % 50), customer_id, 'plan', 'InternalAccount:' || md5(customer_id), 'tok-' || i, 'AUTHORIZATION',
+      (ARRAY['AUTHORIZED','SETTLED','DECLINED'])[1 + i % 3], 'DEBIT', 'SHOP', 'USD', 'USD', 100, at, at, at, at
+    FROM seed_tx WHERE (i / 400) % 4 = 3`);
   await db.query(`INSERT INTO verifications (id, platform_id, customer_id, status, channel, created_at)
     SELECT 'Verification:' || ${uuid(v7('at'))}, platform_id, customer_id, (ARRAY['APPROVED','REJECTED','RESOLVE_ERRORS'])[1 + i % 3], 'DIRECT', at
     FROM seed_tx WHERE (i / 400) % 4 = 2`);
@@ -193,6 +199,10 @@ const LISTS: Array<[string, () => string, string]> = [
   ['webhook events by delivery status', () => '/webhook-events?deliveryStatus=FAILED', 'webhook_events'],
   ['cards by state', () => '/cards?state=FROZEN', 'cards'],
   ['cards by cardholder', () => `/cards?cardholderId=${sample.customerId}`, 'cards'],
+  ['card transactions in the unfiltered transaction list', () => '/transactions', 'card_transactions'],
+  ['card transactions in the transaction list by time window', () => `/transactions?${window()}`, 'card_transactions'],
+  ['card transactions in the transaction list by customer', () => `/transactions?customerId=${sample.customerId}`, 'card_transactions'],
+  ['card transactions of a card', () => '/transactions?cardId=Card:7', 'card_transactions'],
   ['agents', () => '/agents', 'agents'],
   ['verifications by status', () => '/verifications?verificationStatus=REJECTED', 'verifications'],
   ['verifications by customer', () => `/verifications?customerId=${sample.customerId}`, 'verifications'],
