@@ -10,6 +10,7 @@ import { Payments, PaymentPage } from './pages/Payments';
 import { Webhooks } from './pages/Webhooks';
 import { Configuration } from './pages/Configuration';
 import { Sandbox } from './pages/Sandbox';
+import { Cards, CardPage } from './pages/Cards';
 
 export function App({ apiBase, session }: { apiBase: string; session: Session }) {
   const api = useMemo(() => new Api(apiBase, session), [apiBase, session]);
@@ -92,6 +93,7 @@ const NAV: Array<{ path: string; label: string; sandbox?: boolean }> = [
   { path: '/', label: 'Overview' },
   { path: '/customers', label: 'Customers' },
   { path: '/payments', label: 'Payments' },
+  { path: '/cards', label: 'Cards' },
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/configuration', label: 'Configuration' },
   { path: '/sandbox', label: 'Sandbox tools', sandbox: true },
@@ -178,6 +180,8 @@ function SignedIn({ api, session, token }: { api: Api; session: Session; token: 
   else if (top === 'customers') page = <Customers query={route.query} />;
   else if (top === 'payments' && route.segments[1]) page = <PaymentPage id={route.segments[1]} />;
   else if (top === 'payments') page = <Payments query={route.query} />;
+  else if (top === 'cards' && route.segments[1]) page = <CardPage id={route.segments[1]} />;
+  else if (top === 'cards') page = <Cards />;
   else if (top === 'webhooks') page = <Webhooks query={route.query} />;
   else if (top === 'configuration') page = <Configuration />;
   else if (top === 'sandbox' && sandbox) page = <Sandbox />;
