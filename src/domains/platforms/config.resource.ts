@@ -80,6 +80,8 @@ export function configResource(view: PlatformConfigView, publicKeyPem: string, c
     oneCardPerCardholder: p.oneCardPerCardholder,
     // Issue 25: the rule in force for this platform (its choice, else the deployment's default).
     endUserTermsRequired: p.endUserTermsRequired ?? (config.END_USER_TERMS_ENFORCEMENT === 'unregulated' && !p.isRegulated),
+    // Issue 27 (REF): present once the platform set it.
+    ...(p.cardTokenization2faConfig ? { cardTokenization2faConfig: p.cardTokenization2faConfig } : {}),
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   }, OPTIONAL);
