@@ -251,3 +251,52 @@ describe('the sweeps read only the rows that are due (issue 30)', () => {
     }
   });
 });
+
+describe('a card authorization finds every row by its key (issue 27)', () => {
+  /**
+   * The tables an authorization reads that the year's seed makes large, and the only indexes it may read
+   * them through. (The seed leaves internal_accounts and platform_currencies a few rows, where a scan is
+   * the planner's right choice; the accounts are joined by id with the platform checked after the lookup.)
+   */
+  const KEYS: Record<string, RegExp> = {
+    cards: /^(cards_pkey|cards_processor_ref_key)$/,
+    customers: /^customers_pkey$/,
+    card_transactions: /^card_transactions_platform_id_token_key$/,
+  };
+  function problems(node: PlanNode, out: string[] = []): string[] {
+    const table = node['Relation Name'];
+    if (table && KEYS[table]) {
+      if (node['Node Type'] === 'Seq Scan') out.push(`Seq Scan on ${table}`);
+      if (node['Index Name'] && !KEYS[table]!.test(node['Index Name'])) out.push(`${table} read through ${node['Index Name']}`);
+    }
+    for (const child of node.Plans ?? []) problems(child, out);
+    return out;
+  }
+
+  it('the facts read and the one writing statement, at the size of a year', async () => {
+    // The seeded year holds thousands of live cards: room for one more.
+    expect((await p.request({ method: 'PATCH', url: '/config', payload: { maxLiveCards: 10_000_000 } })).statusCode).toBe(200);
+    const customer = (await p.request({ method: 'POST', url: '/customers', payload: { customerType: 'INDIVIDUAL', platformCustomerId: `plan-card-${Date.now()}`, fullName: 'Plan Card', currencies: ['USD'] } })).json();
+    await db.query(`UPDATE customers SET status = 'APPROVED' WHERE id = $1`, [customer.id]);
+    const account = (await db.query(`SELECT id FROM internal_accounts WHERE customer_id = $1 AND currency = 'USD'`, [customer.id])).rows[0]?.id as string;
+    expect(account, 'the customer has a USD account').toEqual(expect.any(String));
+    expect((await p.request({ method: 'POST', url: `/sandbox/internal-accounts/${account}/fund`, payload: { amount: 100_000 } })).statusCode).toBe(200);
+    const card = await p.request({ method: 'POST', url: '/cards', payload: { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account], platformCardId: `plan-card-${Date.now()}x` } });
+    expect(card.statusCode, card.body).toBe(201);
+    const seen: Array<{ text: string; values?: unknown[] }> = [];
+    const stop = onStatement(env.deps.prisma, (text, values) => seen.push({ text, values }));
+    try {
+      const res = await p.request({ method: 'POST', url: `/sandbox/cards/${card.json().id}/simulate/authorization`, payload: { amount: 500, currency: 'USD', merchant: { descriptor: 'PLAN SHOP' } } });
+      expect(res.statusCode, res.body).toBe(202);
+    } finally {
+      stop();
+    }
+    const statements = seen.filter((s) => /card_transactions|processor_ref/.test(s.text) && /^\s*(SELECT|WITH)/i.test(s.text));
+    expect(statements.length).toBeGreaterThanOrEqual(2);
+    for (const s of statements) {
+      const r = await db.query(`EXPLAIN (FORMAT JSON) ${s.text}`, s.values as unknown[]);
+      const plan = (r.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
+      expect(problems(plan), `${s.text}\n${JSON.stringify(plan, null, 1)}`).toEqual([]);
+    }
+  });
+});
