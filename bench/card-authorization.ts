@@ -12,7 +12,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -144,6 +144,52 @@ async function moneyCheck(url: string, accounts: string[], approved: bigint, pla
   }
 }
 
+/**
+ * CPU time (ms) a process has used, from /proc (Linux): wall-clock on a machine shared with others says
+ * little, the CPU each decision costs the API and Postgres does (issue 27 item 4: cheap by construction).
+ */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime (fields 14 and 15 of the whole line) in clock ticks of 10 ms (USER_HZ 100).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The CPU of the API process and of the Postgres backends serving the scenario's database, per pid. */
+async function cpuSnapshot(url: string, apiPid: number | undefined): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (apiPid !== undefined) out.set(-apiPid, cpuMsOf(apiPid) ?? NaN);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const me = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const pids = (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1', [me])).rows;
+    for (const { pid } of pids) {
+      const ms = cpuMsOf(pid);
+      if (ms !== undefined) out.set(pid, ms);
+    }
+  } finally {
+    await db.end();
+  }
+  return out;
+}
+
+/** CPU used between two snapshots: the API's, and the backends' (a backend opened meanwhile counts whole). */
+function cpuUsed(before: Map<number, number>, after: Map<number, number>): { apiMs: number; postgresMs: number } {
+  let apiMs = NaN;
+  let postgresMs = 0;
+  for (const [pid, ms] of after) {
+    const used = ms - (before.get(pid) ?? 0);
+    if (pid < 0) apiMs = used;
+    else postgresMs += used;
+  }
+  return { apiMs, postgresMs };
+}
+
 const pct = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;
@@ -160,7 +206,9 @@ export async function benchCardAuthorization(given?: { tpcbTps: number }): Promi
     log(`seeding ${CARDS} funded cards`);
     const seeded = await seed(svc.url, api.baseUrl);
     log(`${DURATION_S}s of authorizations over ${CONNECTIONS} connections`);
+    const cpuBefore = await cpuSnapshot(svc.url, api.child.pid);
     const measured = await load(api.baseUrl, seeded.refs);
+    const cpu = cpuUsed(cpuBefore, await cpuSnapshot(svc.url, api.child.pid));
     const problem = await moneyCheck(svc.url, seeded.accounts, measured.approved, seeded.platformId);
     await api.stop();
     api = undefined;
@@ -169,7 +217,10 @@ export async function benchCardAuthorization(given?: { tpcbTps: number }): Promi
     const tps = given && Number.isFinite(given.tpcbTps) ? given.tpcbTps : await tpcb(pgb.url);
     const rps = measured.decisions / DURATION_S;
     const p99 = pct(measured.latencies, 0.99);
-    const row = { scenario: 'card authorization decisions (issuer port)', decisionsPerS: Math.round(rps), p50Ms: +pct(measured.latencies, 0.5).toFixed(1), p99Ms: +p99.toFixed(1), approvals: measured.approvals, errors: measured.errors, tpcbTps: Math.round(tps), ratio: +(rps / tps).toFixed(3), money: problem ?? 'exact' };
+    const row = { scenario: 'card authorization decisions (issuer port)', decisionsPerS: Math.round(rps), p50Ms: +pct(measured.latencies, 0.5).toFixed(1), p99Ms: +p99.toFixed(1), approvals: measured.approvals, errors: measured.errors, tpcbTps: Math.round(tps), ratio: +(rps / tps).toFixed(3), money: problem ?? 'exact',
+      // What a decision costs, whatever the machine's load: ms of CPU in the API and in Postgres.
+      apiCpuMsPerDecision: +(cpu.apiMs / Math.max(1, measured.decisions + measured.errors)).toFixed(3),
+      postgresCpuMsPerDecision: +(cpu.postgresMs / Math.max(1, measured.decisions + measured.errors)).toFixed(3) };
     const meets = p99 <= 50 && rps / tps >= 0.2 && measured.errors === 0 && problem === null;
     return { meets, row: { ...row, target: 'p99 ≤ 50 ms at ≥ 0.2× pgbench tpcb-like, money exact', meets } };
   } finally {
@@ -197,5 +248,5 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
 /** bench/run.ts's row for this scenario (its ceiling reused). */
 export async function cardAuthorizationRow(tpcbTps: number) {
   const { meets, row } = await benchCardAuthorization({ tpcbTps });
-  return { group: 'service' as const, scenario: row.scenario as string, rps: row.decisionsPerS as number, p50: row.p50Ms as number, p99: row.p99Ms as number, errors: row.errors as number, ratio: row.ratio as number, ratioTo: 'pgbench tpcb-like', target: row.target as string, pass: meets, notes: [`money ${row.money}`] };
+  return { group: 'service' as const, scenario: row.scenario as string, rps: row.decisionsPerS as number, p50: row.p50Ms as number, p99: row.p99Ms as number, errors: row.errors as number, ratio: row.ratio as number, ratioTo: 'pgbench tpcb-like', target: row.target as string, pass: meets, notes: [`money ${row.money}`, `CPU per decision: API ${row.apiCpuMsPerDecision} ms, Postgres ${row.postgresCpuMsPerDecision} ms`] };
 }

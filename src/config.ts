@@ -461,6 +461,11 @@ export const envSchema = z.object({
   AGENT_ACTION_SWEEP_BATCH: int(100, 1),
   // end:26b
   // anchor:27b (Issue 27 — cards, the rest)
+  /** Cards whose authorization facts each process keeps (card-spending.service.ts; re-checked by every write). */
+  CARD_AUTHORIZATION_CACHE_SIZE: int(10_000, 1),
+  /** A card state the issuer refused or did not answer is pushed again after BASE·2^(attempts−1), at most MAX apart. */
+  CARD_ISSUER_STATE_RETRY_BASE_MS: int(5_000, 10),
+  CARD_ISSUER_STATE_RETRY_MAX_MS: int(3_600_000, 10),
   // end:27b
   // anchor:28b (Issue 28 — Global Accounts, the rest)
   /** How often, and how many rows per pass, the wallet sweeps open owed EMBEDDED_WALLET accounts and book reported credits. */

@@ -12,6 +12,7 @@ import { Configuration } from './pages/Configuration';
 import { Sandbox } from './pages/Sandbox';
 import { WalletPage } from './pages/Wallet';
 import { Agents, AgentPage } from './pages/Agents';
+import { Cards, CardPage } from './pages/Cards';
 
 export function App({ apiBase, session }: { apiBase: string; session: Session }) {
   const api = useMemo(() => new Api(apiBase, session), [apiBase, session]);
@@ -95,6 +96,7 @@ const NAV: Array<{ path: string; label: string; sandbox?: boolean }> = [
   { path: '/customers', label: 'Customers' },
   { path: '/payments', label: 'Payments' },
   { path: '/agents', label: 'Agents' },
+  { path: '/cards', label: 'Cards' },
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/configuration', label: 'Configuration' },
   { path: '/sandbox', label: 'Sandbox tools', sandbox: true },
@@ -183,6 +185,8 @@ function SignedIn({ api, session, token }: { api: Api; session: Session; token: 
   else if (top === 'wallets' && route.segments[1]) page = <WalletPage id={route.segments[1]} />;
   else if (top === 'payments') page = <Payments query={route.query} />;
   else if (top === 'agents') page = route.segments[1] ? <AgentPage id={route.segments[1]} /> : <Agents />;
+  else if (top === 'cards' && route.segments[1]) page = <CardPage id={route.segments[1]} />;
+  else if (top === 'cards') page = <Cards />;
   else if (top === 'webhooks') page = <Webhooks query={route.query} />;
   else if (top === 'configuration') page = <Configuration />;
   else if (top === 'sandbox' && sandbox) page = <Sandbox />;

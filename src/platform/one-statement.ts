@@ -68,6 +68,21 @@ export class OneStatement {
     return this;
   }
 
+  /**
+   * Inserts `rows` only when `condition` (SQL over earlier CTEs, e.g. `EXISTS (SELECT 1 FROM go)`) holds:
+   * one statement that writes either of two outcomes (issue 27's card authorization: the approval when
+   * the hold was taken, else the decline) without a guard failing the statement.
+   */
+  insertIf(name: string, table: string, rows: ReadonlyArray<Record<string, unknown>>, condition: string, returning = ''): this {
+    if (rows.length === 0) return this;
+    const { json, columns } = rowsJson(rows);
+    const list = columns.join(', ');
+    return this.with(
+      name,
+      `INSERT INTO ${ident(table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, ${this.param(json)}::json) WHERE ${condition} RETURNING ${returning || '1'}`,
+    );
+  }
+
   /** The statement: the CTEs, then `select` (SQL over them) guarded by every `require`. */
   sql(select: string): string {
     // The first failed guard, in the order they were required, names the refusal; inserts run where insertNow put them.

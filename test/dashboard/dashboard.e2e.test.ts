@@ -248,6 +248,50 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard in a browser', { timeout: 120_000 }, (
     await page.context().close();
   });
 
+  // Issue 27: a card's transactions with their holds, clearings and refunds.
+  it("shows a card's transactions: what is held, cleared and refunded, and each one's timeline", async () => {
+    const c = await anApprovedCustomer(env, p, ['USD']);
+    await fund(p, c.accounts.USD!, 100_000);
+    const created = await p.request({ method: 'POST', url: '/cards', payload: { cardholderId: c.customerId, form: 'VIRTUAL', fundingSources: [c.accounts.USD!], platformCardId: `dash-${Date.now()}-321` } });
+    expect(created.statusCode, created.body).toBe(201);
+    const card = created.json();
+    const simulate = async (kind: string, payload: object) => {
+      const res = await p.request({ method: 'POST', url: `/sandbox/cards/${card.id}/simulate/${kind}`, payload });
+      expect(res.statusCode, res.body).toBe(202);
+    };
+    const txOf = async (descriptor: string) => (await p.request({ method: 'GET', url: `/transactions?cardId=${card.id}&limit=100` })).json().data.find((t: any) => t.merchant.descriptor === descriptor);
+    await simulate('authorization', { amount: 1_000, currency: { code: 'USD' }, merchant: { descriptor: 'PARTLY CLEARED' } });
+    await simulate('clearing', { cardTransactionId: (await txOf('PARTLY CLEARED')).id, amount: 600 });
+    await simulate('authorization', { amount: 2_000, currency: { code: 'USD' }, merchant: { descriptor: 'REFUNDED IN PART' } });
+    const refunded = (await txOf('REFUNDED IN PART')).id;
+    await simulate('clearing', { cardTransactionId: refunded, amount: 2_000 });
+    await simulate('return', { cardTransactionId: refunded, amount: 500 });
+
+    const page = await newPage();
+    await signIn(page, p.clientId, p.clientSecret);
+    await go(page, '#/cards', 'Cards');
+    await page.getByRole('link', { name: /···· 4321/ }).click();
+    await page.getByRole('heading', { name: /···· 4321/, level: 1 }).waitFor();
+    const rows = page.getByTestId('card-transactions');
+    const partly = rows.locator('tr', { hasText: 'PARTLY CLEARED' });
+    await partly.getByTestId('held').getByText('4.00 USD').waitFor();
+    await partly.getByText('6.00 USD').waitFor();
+    const part = rows.locator('tr', { hasText: 'REFUNDED IN PART' });
+    await part.getByTestId('held').getByText('0.00 USD').waitFor();
+    await part.getByText('20.00 USD').first().waitFor();
+    await part.getByText('5.00 USD').waitFor();
+    await part.getByRole('button', { name: 'REFUNDED IN PART' }).click();
+    const timeline = page.getByTestId('card-timeline');
+    await timeline.locator('.badge[data-status="AUTHORIZED"]').waitFor();
+    await timeline.locator('.badge[data-status="SETTLED"]').waitFor();
+    expect(await balances(env, c.accounts.USD!)).toEqual({ available: 100_000n - 1_000n - 2_000n + 500n, held: 400n });
+    // The unfiltered payments list holds the card transactions too, linking to their card.
+    await go(page, '#/payments', 'Payments');
+    await page.getByTestId('payments').getByRole('link', { name: 'card · PARTLY CLEARED' }).click();
+    await page.getByRole('heading', { name: /···· 4321/, level: 1 }).waitFor();
+    await page.context().close();
+  });
+
   it('a VIEW token sees but cannot move money: actions hidden and the API refuses', async () => {
     const c = await anApprovedCustomer(env, p, ['USD']);
     await fund(p, c.accounts.USD!, 10_000);

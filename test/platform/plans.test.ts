@@ -156,6 +156,12 @@ async function seed(platforms: string[]): Promise<void> {
     SELECT 'Card:' || ${uuid(v7('at'))}, platform_id, customer_id, 'card-' || i, 'VIRTUAL', (ARRAY['ACTIVE','FROZEN','CLOSED'])[1 + i % 3], 'USDB', ARRAY['InternalAccount:x'],
       CASE WHEN i % 3 = 2 THEN at END, at
     FROM seed_tx WHERE (i / 400) % 4 = 1`);
+  // Issue 27: card transactions, listed with the payments.
+  await db.query(`INSERT INTO card_transactions (id, platform_id, card_id, customer_id, platform_customer_id, account_id, issuer_transaction_token, kind, status, direction,
+      merchant_descriptor, currency, funding_currency, authorized_amount, authorized_at, last_event_at, created_at, updated_at)
+    SELECT 'CardTransaction:' || ${uuid(v7('at'))}, platform_id, 'Card:' || (i % 50), customer_id, 'plan', 'InternalAccount:' || md5(customer_id), 'tok-' || i, 'AUTHORIZATION',
+      (ARRAY['AUTHORIZED','SETTLED','DECLINED'])[1 + i % 3], 'DEBIT', 'SHOP', 'USD', 'USD', 100, at, at, at, at
+    FROM seed_tx WHERE (i / 400) % 4 = 3`);
   await db.query(`INSERT INTO verifications (id, platform_id, customer_id, status, channel, created_at)
     SELECT 'Verification:' || ${uuid(v7('at'))}, platform_id, customer_id, (ARRAY['APPROVED','REJECTED','RESOLVE_ERRORS'])[1 + i % 3], 'DIRECT', at
     FROM seed_tx WHERE (i / 400) % 4 = 2`);
@@ -194,6 +200,10 @@ const LISTS: Array<[string, () => string, string]> = [
   ['webhook events by delivery status', () => '/webhook-events?deliveryStatus=FAILED', 'webhook_events'],
   ['cards by state', () => '/cards?state=FROZEN', 'cards'],
   ['cards by cardholder', () => `/cards?cardholderId=${sample.customerId}`, 'cards'],
+  ['card transactions in the unfiltered transaction list', () => '/transactions', 'card_transactions'],
+  ['card transactions in the transaction list by time window', () => `/transactions?${window()}`, 'card_transactions'],
+  ['card transactions in the transaction list by customer', () => `/transactions?customerId=${sample.customerId}`, 'card_transactions'],
+  ['card transactions of a card', () => '/transactions?cardId=Card:7', 'card_transactions'],
   ['agents', () => '/agents', 'agents'],
   ['verifications by status', () => '/verifications?verificationStatus=REJECTED', 'verifications'],
   ['verifications by customer', () => `/verifications?customerId=${sample.customerId}`, 'verifications'],
@@ -239,6 +249,55 @@ describe('the sweeps read only the rows that are due (issue 30)', () => {
       const scans = LARGE.flatMap((table) => seqScans(plan, table));
       expect(scans, `${s.text}\n${JSON.stringify(plan, null, 1)}`).toEqual([]);
       expect(indexesUsed(plan).filter((i) => !DUE.test(i)), s.text).toEqual([]);
+    }
+  });
+});
+
+describe('a card authorization finds every row by its key (issue 27)', () => {
+  /**
+   * The tables an authorization reads that the year's seed makes large, and the only indexes it may read
+   * them through. (The seed leaves internal_accounts and platform_currencies a few rows, where a scan is
+   * the planner's right choice; the accounts are joined by id with the platform checked after the lookup.)
+   */
+  const KEYS: Record<string, RegExp> = {
+    cards: /^(cards_pkey|cards_processor_ref_key)$/,
+    customers: /^customers_pkey$/,
+    card_transactions: /^card_transactions_platform_id_token_key$/,
+  };
+  function problems(node: PlanNode, out: string[] = []): string[] {
+    const table = node['Relation Name'];
+    if (table && KEYS[table]) {
+      if (node['Node Type'] === 'Seq Scan') out.push(`Seq Scan on ${table}`);
+      if (node['Index Name'] && !KEYS[table]!.test(node['Index Name'])) out.push(`${table} read through ${node['Index Name']}`);
+    }
+    for (const child of node.Plans ?? []) problems(child, out);
+    return out;
+  }
+
+  it('the facts read and the one writing statement, at the size of a year', async () => {
+    // The seeded year holds thousands of live cards: room for one more.
+    expect((await p.request({ method: 'PATCH', url: '/config', payload: { maxLiveCards: 10_000_000 } })).statusCode).toBe(200);
+    const customer = (await p.request({ method: 'POST', url: '/customers', payload: { customerType: 'INDIVIDUAL', platformCustomerId: `plan-card-${Date.now()}`, fullName: 'Plan Card', currencies: ['USD'] } })).json();
+    await db.query(`UPDATE customers SET status = 'APPROVED' WHERE id = $1`, [customer.id]);
+    const account = (await db.query(`SELECT id FROM internal_accounts WHERE customer_id = $1 AND currency = 'USD'`, [customer.id])).rows[0]?.id as string;
+    expect(account, 'the customer has a USD account').toEqual(expect.any(String));
+    expect((await p.request({ method: 'POST', url: `/sandbox/internal-accounts/${account}/fund`, payload: { amount: 100_000 } })).statusCode).toBe(200);
+    const card = await p.request({ method: 'POST', url: '/cards', payload: { cardholderId: customer.id, form: 'VIRTUAL', fundingSources: [account], platformCardId: `plan-card-${Date.now()}x` } });
+    expect(card.statusCode, card.body).toBe(201);
+    const seen: Array<{ text: string; values?: unknown[] }> = [];
+    const stop = onStatement(env.deps.prisma, (text, values) => seen.push({ text, values }));
+    try {
+      const res = await p.request({ method: 'POST', url: `/sandbox/cards/${card.json().id}/simulate/authorization`, payload: { amount: 500, currency: 'USD', merchant: { descriptor: 'PLAN SHOP' } } });
+      expect(res.statusCode, res.body).toBe(202);
+    } finally {
+      stop();
+    }
+    const statements = seen.filter((s) => /card_transactions|processor_ref/.test(s.text) && /^\s*(SELECT|WITH)/i.test(s.text));
+    expect(statements.length).toBeGreaterThanOrEqual(2);
+    for (const s of statements) {
+      const r = await db.query(`EXPLAIN (FORMAT JSON) ${s.text}`, s.values as unknown[]);
+      const plan = (r.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
+      expect(problems(plan), `${s.text}\n${JSON.stringify(plan, null, 1)}`).toEqual([]);
     }
   });
 });

@@ -53,6 +53,7 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'cards.cards_processing_idx': 'the card provisioning sweep scans only PROCESSING cards (partial)',
   'cards.cards_processor_ref_key': 'one card per issuer adapter and processor reference, once the issuer gave one (partial)',
   'card_transactions.card_transactions_open_idx': 'the expiry sweep scans only authorizations still holding money (partial)',
+  'cards.cards_issuer_state_due_idx': 'the card sweep finds only cards whose state the issuer still has to acknowledge (partial)',
   'card_transactions.card_transactions_pull_idx': 'pull confirmations scan only transactions with a pending pull (partial)',
   'sca_challenges.sca_challenges_outstanding_idx': 'the SCA challenge expiry sweep scans only OUTSTANDING challenges (partial)',
   'sca_factor_resets.sca_factor_resets_open_idx': 'the factor-reset expiry sweep scans only open resets (partial)',

@@ -32,7 +32,8 @@ export function Overview() {
   const days = lastDays(now, DAYS);
   const payments = useLoad(async () => {
     const res = await api.all<Transaction>('/transactions', { startDate: startOfLocalDay(now, DAYS - 1).toISOString() }, 20);
-    return { ...res, stats: computeOverview(res.items, days, now) };
+    // Payments only: the unfiltered list holds card transactions too (issue 27), which have no sent amount.
+    return { ...res, stats: computeOverview(res.items.filter((t) => t.type !== 'CARD'), days, now) };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [api]);
   const [chartCurrency, setChartCurrency] = useState<string>();

@@ -5,6 +5,7 @@ import { formatDateTime, localDateToIso } from '../format';
 import { href, navigate } from '../router';
 import { TRANSACTION_STATUSES, type Quote, type Transaction, type WebhookEvent } from '../types';
 import type { Page } from '../api';
+import type { CardTransaction } from './Cards';
 
 const FILTERS = ['status', 'from', 'to', 'customerId', 'currency'] as const;
 
@@ -87,7 +88,7 @@ export function PaymentsTable({ rows }: { rows: Transaction[] }) {
           </tr>
         </thead>
         <tbody>
-          {rows.map((t) => (
+          {rows.map((t) => (t.type === 'CARD' ? <CardPaymentRow key={t.id} t={t as unknown as CardTransaction} /> : (
             <tr key={t.id} data-id={t.id}>
               <td>
                 <a href={href(`/payments/${t.id}`)} className="mono">
@@ -109,10 +110,32 @@ export function PaymentsTable({ rows }: { rows: Transaction[] }) {
                 <Time iso={t.createdAt} />
               </td>
             </tr>
-          ))}
+          )))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** A card transaction in the payments list (issue 27: the unfiltered list holds them): links to its card. */
+function CardPaymentRow({ t }: { t: CardTransaction }) {
+  return (
+    <tr data-id={t.id}>
+      <td>
+        <a href={href(`/cards/${t.cardId}`)}>card · {t.merchant.descriptor}</a>
+      </td>
+      <td>
+        <Status value={t.status} />
+      </td>
+      <td className="num">
+        <Money amount={t.authorizedAmount.amount} currency={t.authorizedAmount.currency} />
+      </td>
+      <td className="num" />
+      <td>{t.customerId ? <a href={href(`/customers/${t.customerId}`)}>{t.platformCustomerId ?? t.customerId}</a> : null}</td>
+      <td>
+        <Time iso={t.authorizedAt} />
+      </td>
+    </tr>
   );
 }
 

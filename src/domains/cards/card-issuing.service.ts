@@ -63,14 +63,40 @@ export async function applyProvisioning(ctx: Ctx, cardId: string, result: Provis
   });
 }
 
-/** After a committed freeze, unfreeze or close: the issuer must refuse at the network too. */
+/** How long after failed attempt `attempts` the card's state is pushed again (doubling, capped). */
+function stateRetryDelayMs(ctx: Pick<Ctx, 'config'>, attempts: number): number {
+  return Math.min(ctx.config.CARD_ISSUER_STATE_RETRY_MAX_MS, ctx.config.CARD_ISSUER_STATE_RETRY_BASE_MS * 2 ** Math.min(30, Math.max(0, attempts - 1)));
+}
+
+/**
+ * After a committed freeze, unfreeze or close: the issuer must refuse at the network too. The change
+ * committed with `issuerStateDueAt` set (what is owed, in Postgres); an accepted push clears it, a failed
+ * one schedules the next attempt with backoff for the card sweep (sweepCardStates). Each write is a
+ * compare-and-set on the state pushed: a card that moved again meanwhile keeps its own push owed.
+ * Our decisioning refuses a frozen or closed card's authorizations whatever the issuer holds.
+ */
 export async function pushCardState(ctx: Ctx, card: Card): Promise<void> {
   const issuer = ctx.adapters.cardIssuer;
-  if (!issuer || !card.processorRef || !['ACTIVE', 'FROZEN', 'CLOSED'].includes(card.state)) return;
-  await issuer.setState({ cardId: card.id, processorRef: card.processorRef, state: card.state as 'ACTIVE' | 'FROZEN' | 'CLOSED' }).catch((err: unknown) => {
-    // Our decisioning refuses a frozen or closed card's authorizations whatever the issuer holds.
-    ctx.logger.warn({ err, cardId: card.id, state: card.state }, 'pushing the card state to the issuer failed');
-  });
+  if (!issuer || !card.processorRef || card.issuerStateDueAt === null || !['ACTIVE', 'FROZEN', 'CLOSED'].includes(card.state)) return;
+  try {
+    await issuer.setState({ cardId: card.id, processorRef: card.processorRef, state: card.state as 'ACTIVE' | 'FROZEN' | 'CLOSED' });
+  } catch (err) {
+    const attempts = card.issuerStateAttempts + 1;
+    const dueAt = new Date(ctx.clock.now().getTime() + stateRetryDelayMs(ctx, attempts));
+    await ctx.db.card.updateMany({ where: { id: card.id, state: card.state, issuerStateDueAt: { not: null } }, data: { issuerStateAttempts: attempts, issuerStateDueAt: dueAt } });
+    ctx.logger.warn({ err, cardId: card.id, state: card.state, attempts, retryAt: dueAt.toISOString() }, 'pushing the card state to the issuer failed; retried with backoff');
+    return;
+  }
+  await ctx.db.card.updateMany({ where: { id: card.id, state: card.state }, data: { issuerStateDueAt: null, issuerStateAttempts: 0 } });
+}
+
+/** The card sweep's issuer part: states owed whose next attempt is due, pushed again (bounded per pass). */
+export async function sweepCardStates(deps: AppDeps, batch: number): Promise<number> {
+  const issuer = deps.adapters.cardIssuer;
+  if (!issuer) return 0;
+  const due = await deps.prisma.card.findMany({ where: { issuerStateDueAt: { lte: deps.clock.now() }, issuerAdapter: issuer.id }, orderBy: { issuerStateDueAt: 'asc' }, take: batch });
+  for (const card of due) await pushCardState(ctxFor(deps, card.platformId), card);
+  return due.length;
 }
 
 /**

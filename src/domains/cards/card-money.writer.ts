@@ -4,9 +4,11 @@ import type { TenantTx } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { statusColumn, transition } from '../../platform/state-machine.js';
-import { InsufficientFundsError, journalCtes, postJournal, systemAccount, type Posting } from '../ledger/index.js';
-import { JsonText, OneStatement, OneStatementRefused } from '../../platform/one-statement.js';
+import { gatedJournalCtes, postJournal, systemAccount, type Posting } from '../ledger/index.js';
+import { JsonText, OneStatement } from '../../platform/one-statement.js';
+import { AUTHORIZATION_FACTS_FROM, AUTHORIZATION_FINGERPRINT_SQL } from './card-authorization.repo.js';
 import { poolOf } from '../../platform/db.js';
+import { checkedAfterKeyLookup } from '../../platform/sql/planner.js';
 import type { CardMessageKind, CardMerchant } from '../../adapters/card-issuer/port.js';
 import {
   CARD_TRANSACTION_EVENT, cardTransactionLifecycle, cardTransactionTransitions, isCredit, isFinancial, toFunding,
@@ -89,25 +91,29 @@ export interface NewCardTransaction {
   decline: DeclineReason | null;
 }
 
-/**
- * AUTHORIZE: the decision's row, and for an approved debit the hold on the funding source (AVAILABLE →
- * HELD), written by ONE statement (issue 12's OneStatement: one round trip, committed whole): the card
- * transaction row, its status history row, its CARD_TRANSACTION events and the journal with its balance
- * update and INTERNAL_ACCOUNT.BALANCE_UPDATED. A single-message debit settles at once (AVAILABLE →
- * network); a single-message credit credits at once (network → AVAILABLE); a dual-message credit moves
- * nothing until it clears. A decline moves nothing and keeps its reason. Throws InsufficientFundsError
- * when the balance went while deciding (nothing written: the caller records the decline instead); a
- * second writer of the same processor token loses on the unique index (nothing written either).
- */
-export async function writeAuthorization(ctx: Ctx, n: NewCardTransaction): Promise<CardTransaction> {
-  const now = ctx.clock.now();
+/** The decided row as the authorization statement returns it (a row written now, or the token's earlier one). */
+export interface DecidedAuthorization {
+  id: string;
+  status: string;
+  declineReason: string | null;
+  heldAmount: bigint;
+  fundingCurrency: string;
+}
+
+/** STALE: the facts the decision rested on changed (card, cardholder, source, limits); nothing was written. */
+export type AuthorizationWrite = { outcome: 'DECIDED'; decided: DecidedAuthorization; written: boolean } | { outcome: 'STALE' };
+
+const DECIDED_COLUMNS = 'id, status, decline_reason, held_amount::text AS held_amount, funding_currency';
+
+/** The card transaction row of decision `n` (approved when `n.decline` is null). */
+function authorizationRow(ctx: Ctx, n: NewCardTransaction, now: Date): CardTransaction {
   const credit = isCredit(n.kind);
   const financial = isFinancial(n.kind);
   const funding = toFunding(n.amount, n.exchangeRate);
   const approved = n.decline === null;
   const delayed = n.magic === 'DELAYED_PULL' || n.magic === 'PULL_FAILS';
   const pulls = approved && !credit;
-  const row: CardTransaction = {
+  return {
     id: n.id, platformId: ctx.platformId, cardId: n.cardId, customerId: n.customerId, platformCustomerId: n.platformCustomerId, accountId: n.accountId,
     issuerTransactionToken: n.issuerTransactionToken, kind: n.kind, status: !approved ? 'DECLINED' : financial ? 'SETTLED' : 'AUTHORIZED',
     declineReason: n.decline, direction: credit ? 'CREDIT' : 'DEBIT',
@@ -126,24 +132,73 @@ export async function writeAuthorization(ctx: Ctx, n: NewCardTransaction): Promi
     expiresAt: pulls && !financial ? new Date(now.getTime() + ctx.config.CARD_AUTHORIZATION_EXPIRY_MS) : null,
     authorizedAt: now, lastEventAt: now, createdAt: now, updatedAt: now,
   };
+}
+
+/** The row, its status history row, and (approved) its CARD_TRANSACTION events, inserted when `when` holds. */
+function insertDecision(ctx: Ctx, s: OneStatement, cte: string, row: CardTransaction, when: string): void {
+  const approved = row.status !== 'DECLINED';
+  s.insertIf(cte, 'card_transactions', [row], when, DECIDED_COLUMNS);
+  s.insertIf(`${cte}_h`, 'status_changes', [{ id: newId('StatusChange'), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: row.declineReason, createdAt: row.createdAt }], when);
+  if (!approved) return;
+  const resource = new JsonText(JSON.stringify(cardTransactionResource(row)));
+  const events = [{ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.AUTHORIZED', data: resource }];
+  if (row.status === 'SETTLED') events.push({ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.SETTLED', data: resource });
+  s.insertIf(`${cte}_ev`, 'webhook_events', events, when);
+}
+
+/**
+ * AUTHORIZE: the decision the network waits for, written by ONE statement — one round trip, committed
+ * whole, no BEGIN/COMMIT (issue 27 item 4). The statement
+ *   1. re-reads the facts the caller decided on (card state and currency, first funding source,
+ *      cardholder KYC, spend caps: `authorizationFactsSql`) and compares their fingerprint with
+ *      `fingerprint`: changed → STALE, nothing written (the caller decides again on fresh facts), so a
+ *      cached read is never trusted beyond this check;
+ *   2. finds the processor token's earlier row: a retried authorization gets its first answer and
+ *      writes nothing (a concurrent duplicate loses on the unique index instead);
+ *   3. for an approval, moves the balance through the ledger (gatedJournalCtes): a hold on the funding
+ *      source (AVAILABLE → HELD), a single-message debit's settlement (AVAILABLE → network) or credit
+ *      (network → AVAILABLE); a dual-message credit moves nothing until it clears. A balance that
+ *      cannot cover it makes the same statement write the INSUFFICIENT_FUNDS decline instead;
+ *   4. writes the card transaction row, its status history and (approved) its CARD_TRANSACTION events.
+ * A decline moves nothing and keeps its reason. `fingerprint` null: no facts to re-check (a credit the
+ * network already approved).
+ */
+export async function writeAuthorization(ctx: Ctx, n: NewCardTransaction, fingerprint: string | null): Promise<AuthorizationWrite> {
+  const now = ctx.clock.now();
   const s = new OneStatement();
-  s.insert('ct', 'card_transactions', [row]);
-  s.insert('ct_h', 'status_changes', [{ id: newId('StatusChange'), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: n.decline, createdAt: now }]);
-  if (approved) {
-    const resource = new JsonText(JSON.stringify(cardTransactionResource(row)));
-    const events = [{ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.AUTHORIZED', data: resource }];
-    if (financial) events.push({ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.SETTLED', data: resource });
-    s.insert('ct_ev', 'webhook_events', events);
-    const postings = authorizationPostings(n.accountId, n.fundingCurrency, funding, credit, financial);
-    if (postings.length) journalCtes(s, { platformId: ctx.platformId, key: `card:${row.id}:auth`, kind: journalKind(credit, financial), referenceId: row.id, postings, at: now, prefix: 'j' });
+  const pid = s.param(ctx.platformId);
+  s.with('seen', `SELECT ${DECIDED_COLUMNS} FROM card_transactions WHERE platform_id = ${pid} AND issuer_transaction_token = ${s.param(n.issuerTransactionToken)}`);
+  if (fingerprint !== null) {
+    s.with('facts', `SELECT ${AUTHORIZATION_FINGERPRINT_SQL} = ${s.param(fingerprint)} AS fresh ${AUTHORIZATION_FACTS_FROM} WHERE c.id = ${s.param(n.cardId)} AND ${checkedAfterKeyLookup(`c.platform_id = ${pid}`)}`);
+    s.with('go', 'SELECT 1 FROM facts WHERE fresh AND NOT EXISTS (SELECT 1 FROM seen)');
+  } else {
+    s.with('go', 'SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM seen)');
   }
-  try {
-    await s.run(poolOf(ctx.prisma));
-  } catch (err) {
-    if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') throw new InsufficientFundsError(n.accountId);
-    throw err;
+  const go = 'EXISTS (SELECT 1 FROM go)';
+  const row = authorizationRow(ctx, n, now);
+  if (n.decline !== null) {
+    insertDecision(ctx, s, 'ct_no', row, go);
+  } else {
+    const credit = isCredit(n.kind);
+    const financial = isFinancial(n.kind);
+    const postings = authorizationPostings(n.accountId, n.fundingCurrency, toFunding(n.amount, n.exchangeRate), credit, financial);
+    const posted = gatedJournalCtes(s, { platformId: ctx.platformId, key: `card:${row.id}:auth`, kind: journalKind(credit, financial), referenceId: row.id, postings, at: now, prefix: 'j', when: go });
+    insertDecision(ctx, s, 'ct_ok', row, posted);
+    insertDecision(ctx, s, 'ct_no', authorizationRow(ctx, { ...n, decline: 'INSUFFICIENT_FUNDS' }, now), `${go} AND NOT ${posted}`);
   }
-  return row;
+  const written = n.decline === null ? 'SELECT * FROM ct_ok UNION ALL SELECT * FROM ct_no' : 'SELECT * FROM ct_no';
+  const [out] = await s.run<{ fresh: boolean | null; seen: boolean; decided: { id: string; status: string; decline_reason: string | null; held_amount: string; funding_currency: string } | null }>(
+    poolOf(ctx.prisma),
+    `${fingerprint !== null ? '(SELECT fresh FROM facts)' : 'true'} AS fresh, EXISTS (SELECT 1 FROM seen) AS seen,
+     (SELECT row_to_json(d) FROM (SELECT * FROM seen UNION ALL ${written}) d LIMIT 1) AS decided`,
+  );
+  const d = out?.decided;
+  if (!d) return { outcome: 'STALE' };
+  return {
+    outcome: 'DECIDED',
+    written: !out.seen,
+    decided: { id: d.id, status: d.status, declineReason: d.decline_reason, heldAmount: BigInt(d.held_amount), fundingCurrency: d.funding_currency },
+  };
 }
 
 function authorizationPostings(a: string, f: string, funding: bigint, credit: boolean, financial: boolean): Posting[] {
@@ -234,7 +289,7 @@ export async function writeReturnReversal(ctx: Ctx, tx: TenantTx, row: CardTrans
  * CREDIT: a refund authorization's advice the network already approved (stand-in): an AUTHORIZED credit
  * that moves money when it clears. Written like an approved authorization.
  */
-export const writeCredit = (ctx: Ctx, n: NewCardTransaction): Promise<CardTransaction> => writeAuthorization(ctx, { ...n, decline: null, magic: 'NONE' });
+export const writeCredit = (ctx: Ctx, n: NewCardTransaction): Promise<AuthorizationWrite> => writeAuthorization(ctx, { ...n, decline: null, magic: 'NONE' }, null);
 
 /**
  * EXCEPTION: the network was paid but the funding source's pull failed. `restore` is what the failed

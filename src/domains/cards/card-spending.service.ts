@@ -1,16 +1,18 @@
+import { LRUCache } from 'lru-cache';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
 import type { Card, CardTransaction } from '../../generated/prisma/client.js';
 import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventReceipt } from '../../adapters/card-issuer/port.js';
-import { InsufficientFundsError } from '../ledger/index.js';
+import { poolOf } from '../../platform/db.js';
 import { getExchangeRate } from '../fees/index.js';
 import { EMBEDDED_WALLET, signCardAuthorization } from '../wallet/index.js'; // anchor 28b
 import { decideAuthorization, isCredit, merchantMagic, minorRate, toFunding, type DeclineReason } from './card-transactions.model.js';
 import {
   claimCardEvent, lockCardTransaction, writeAdvice, writeAuthorization, writeClearing, writeCredit, writePullConfirmed,
-  writeRelease, writeReturn, writeReturnReversal, type NewCardTransaction,
+  writeRelease, writeReturn, writeReturnReversal, type AuthorizationWrite, type DecidedAuthorization, type NewCardTransaction,
 } from './card-money.writer.js';
+import { readAuthorizationFacts, readDecidedAuthorization, type AuthorizationFacts } from './card-authorization.repo.js';
 
 /**
  * The inbound side of the issuer port (issue 27): the synchronous authorization decision and the
@@ -22,7 +24,7 @@ async function cardOf(deps: AppDeps, adapterId: string, processorRef: string): P
   return deps.prisma.card.findFirst({ where: { issuerAdapter: adapterId, processorRef } });
 }
 
-const answer = (t: CardTransaction): AuthorizationDecision =>
+const answer = (t: DecidedAuthorization): AuthorizationDecision =>
   t.status === 'DECLINED'
     ? { approved: false, cardTransactionId: t.id, reason: t.declineReason ?? 'DECLINED' }
     : { approved: true, cardTransactionId: t.id, heldAmount: t.heldAmount, currency: t.fundingCurrency };
@@ -40,69 +42,77 @@ async function lockedRate(ctx: Ctx, transactionCurrency: string, fundingCurrency
 }
 
 /**
- * The decision the network waits for. Idempotent on the processor's token: a retried request gets the
- * first answer and never holds twice (the token is unique per platform; a concurrent duplicate loses the
- * insert and reads the winner's row). Balance inquiries decide and move nothing.
+ * Per process, per Prisma client: the facts of recently authorized cards by processor reference, so a
+ * decision costs one round trip (the writing statement). Bounded (CARD_AUTHORIZATION_CACHE_SIZE, least
+ * recently used out). No invalidation is needed for correctness: the statement re-checks the fingerprint and
+ * answers STALE when anything changed (a freeze, a new funding source, KYC, a cap), and the entry is read
+ * again.
  */
-export async function authorizeCard(deps: AppDeps, adapterId: string, req: AuthorizationRequest): Promise<AuthorizationDecision> {
-  const d = await decisionInputs(deps, adapterId, req);
-  if (!d) return { approved: false, cardTransactionId: null, reason: 'CARD_NOT_ACTIVE' };
-  const ctx = ctxFor(deps, d.platform_id);
-  if (d.seen_id) return answer(await ctx.db.cardTransaction.findUniqueOrThrow({ where: { id: d.seen_id } }));
-  const rate = await lockedRate(ctx, req.currency, d.currency);
-  const magic = merchantMagic(req.merchant.descriptor, deps.config.SVC_ENV === 'sandbox');
-  const fundingAmount = rate === null ? 0n : toFunding(req.amount, rate);
-  const decline: DeclineReason | null = rate === null ? 'CURRENCY_NOT_SUPPORTED' : decideAuthorization({
-    cardState: d.state, cardholderStatus: d.customer_status ?? 'UNKNOWN',
-    account: d.account_status ? { status: d.account_status, available: BigInt(d.available_balance ?? 0) } : null,
-    fundingAmount, maxSpendPerTransaction: d.max_spend_per_transaction === null ? null : BigInt(d.max_spend_per_transaction),
-    platformMaxAmount: d.max_amount === null ? null : BigInt(d.max_amount), magic, credit: isCredit(req.kind),
-  });
-  if (req.kind === 'BALANCE_INQUIRY') return balanceInquiry(ctx, { id: d.id, currency: d.currency }, req, decline);
-  // Issue 28 (anchor 28b): money leaves an embedded wallet only signed — here by the card's delegated key, the customer absent.
-  const unsigned = !decline && !isCredit(req.kind) && d.account_type === EMBEDDED_WALLET && !(await signCardAuthorization(ctx, { cardId: d.id, accountId: d.account_id, issuerTransactionToken: req.issuerTransactionToken, amount: fundingAmount, currency: d.currency }));
-  const n: NewCardTransaction = {
-    id: newId('CardTransaction'), cardId: d.id, customerId: d.customer_id, platformCustomerId: d.platform_customer_id ?? '',
-    accountId: d.account_id, issuerTransactionToken: req.issuerTransactionToken, kind: req.kind, merchant: req.merchant, currency: req.currency,
-    fundingCurrency: d.currency, exchangeRate: rate ?? '1', amount: req.amount, magic, decline: unsigned ? 'FUNDING_SOURCE_UNAVAILABLE' : decline,
-  };
-  return answer(await writeDecision(ctx, n));
-}
+const factsCaches = new WeakMap<AppDeps['prisma'], LRUCache<string, AuthorizationFacts>>();
+/** A card changing between read and write more often than this in a row is an operator's problem: no answer. */
+const STALE_ATTEMPTS = 3;
 
-interface DecisionRow {
-  id: string; platform_id: string; customer_id: string; state: string; currency: string; account_id: string;
-  max_spend_per_transaction: string | null; customer_status: string | null; platform_customer_id: string | null;
-  account_status: string | null; available_balance: string | null; max_amount: string | null; seen_id: string | null;
-  account_type: string | null; // anchor 28b
+function factsCacheOf(deps: AppDeps): LRUCache<string, AuthorizationFacts> {
+  let cache = factsCaches.get(deps.prisma);
+  if (!cache) factsCaches.set(deps.prisma, (cache = new LRUCache({ max: deps.config.CARD_AUTHORIZATION_CACHE_SIZE })));
+  return cache;
 }
 
 /**
- * Everything the decision reads, in one round trip (the network waits): the card by the processor's
- * reference, its cardholder, its first funding source, the platform's limit in the card's currency, and
- * a transaction already written for this token. Each join is confined to the card's platform.
+ * The decision the network waits for: one statement to Postgres when the card's facts are cached (two on
+ * a miss), no Redis, no queue, no Prisma. Idempotent on the processor's token: a retried request gets the
+ * first answer and never holds twice. Balance inquiries decide and move nothing.
  */
-async function decisionInputs(deps: AppDeps, adapterId: string, req: AuthorizationRequest): Promise<DecisionRow | undefined> {
-  const rows = await deps.prisma.$queryRaw<DecisionRow[]>`
-    SELECT c.id, c.platform_id, c.customer_id, c.state, c.currency, c.funding_sources[1] AS account_id,
-           c.max_spend_per_transaction::text, cu.status AS customer_status, cu.platform_customer_id,
-           a.status AS account_status, a.available_balance::text, pc.max_amount::text, t.id AS seen_id, a.type AS account_type
-      FROM cards c
-      LEFT JOIN customers cu ON cu.id = c.customer_id AND cu.platform_id = c.platform_id
-      LEFT JOIN internal_accounts a ON a.id = c.funding_sources[1] AND a.platform_id = c.platform_id
-      LEFT JOIN platform_currencies pc ON pc.platform_id = c.platform_id AND pc.currency_code = c.currency
-      LEFT JOIN card_transactions t ON t.platform_id = c.platform_id AND t.issuer_transaction_token = ${req.issuerTransactionToken}
-     WHERE c.issuer_adapter = ${adapterId} AND c.processor_ref = ${req.processorRef}`;
-  return rows[0];
+export async function authorizeCard(deps: AppDeps, adapterId: string, req: AuthorizationRequest): Promise<AuthorizationDecision> {
+  const cache = factsCacheOf(deps);
+  const key = `${adapterId}\u0000${req.processorRef}`;
+  const pool = poolOf(deps.prisma);
+  for (let attempt = 0; attempt < STALE_ATTEMPTS; attempt++) {
+    // A balance inquiry is no hot path: its facts are always read fresh.
+    const cached = req.kind === 'BALANCE_INQUIRY' ? undefined : cache.get(key);
+    const facts = cached ?? (await readAuthorizationFacts(pool, adapterId, req.processorRef));
+    if (!facts) return { approved: false, cardTransactionId: null, reason: 'CARD_NOT_ACTIVE' };
+    if (!cached) cache.set(key, facts);
+    const ctx = ctxFor(deps, facts.platformId);
+    const n = await decide(ctx, facts, req);
+    if (req.kind === 'BALANCE_INQUIRY') return balanceInquiry(ctx, { id: facts.cardId, currency: facts.currency }, req, n.decline);
+    const w = await writeDecision(ctx, n, facts.fingerprint);
+    if (w.outcome === 'DECIDED') return answer(w.decided);
+    cache.delete(key);
+  }
+  throw new Error(`card ${req.processorRef}: its facts changed ${STALE_ATTEMPTS} times while deciding`);
 }
 
-/** Writes the decision; a balance gone meanwhile (the ledger's conditional update) becomes a decline. */
-async function writeDecision(ctx: Ctx, n: NewCardTransaction): Promise<CardTransaction> {
+/** The decision on the card's facts (card-transactions.model.ts decideAuthorization): the row to write. */
+async function decide(ctx: Ctx, f: AuthorizationFacts, req: AuthorizationRequest): Promise<NewCardTransaction> {
+  const rate = await lockedRate(ctx, req.currency, f.currency);
+  const magic = merchantMagic(req.merchant.descriptor, ctx.config.SVC_ENV === 'sandbox');
+  const decline: DeclineReason | null = rate === null ? 'CURRENCY_NOT_SUPPORTED' : decideAuthorization({
+    cardState: f.state, cardholderStatus: f.customerStatus ?? 'UNKNOWN',
+    account: f.accountStatus ? { status: f.accountStatus } : null,
+    fundingAmount: toFunding(req.amount, rate), maxSpendPerTransaction: f.maxSpendPerTransaction,
+    platformMaxAmount: f.platformMaxAmount, magic, credit: isCredit(req.kind),
+  });
+  // Issue 28 (anchor 28b): money leaves an embedded wallet only signed — here by the card's delegated key, the customer absent.
+  const fundingAmount = rate === null ? 0n : toFunding(req.amount, rate);
+  const unsigned = !decline && req.kind !== 'BALANCE_INQUIRY' && !isCredit(req.kind) && f.accountType === EMBEDDED_WALLET && f.accountId !== null
+    && !(await signCardAuthorization(ctx, { cardId: f.cardId, accountId: f.accountId, issuerTransactionToken: req.issuerTransactionToken, amount: fundingAmount, currency: f.currency }));
+  return {
+    id: newId('CardTransaction'), cardId: f.cardId, customerId: f.customerId, platformCustomerId: f.platformCustomerId ?? '',
+    accountId: f.accountId ?? '', issuerTransactionToken: req.issuerTransactionToken, kind: req.kind, merchant: req.merchant, currency: req.currency,
+    fundingCurrency: f.currency, exchangeRate: rate ?? '1', amount: req.amount, magic, decline: unsigned ? 'FUNDING_SOURCE_UNAVAILABLE' : decline,
+  };
+}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
+
+/** Writes the decision; a concurrent duplicate of the token loses on its unique index and answers the winner's decision. */
+async function writeDecision(ctx: Ctx, n: NewCardTransaction, fingerprint: string): Promise<AuthorizationWrite> {
   try {
-    return await writeAuthorization(ctx, n);
+    return await writeAuthorization(ctx, n, fingerprint);
   } catch (err) {
-    if (err instanceof InsufficientFundsError) return writeAuthorization(ctx, { ...n, decline: 'INSUFFICIENT_FUNDS' });
-    const taken = await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: n.issuerTransactionToken } });
-    if (taken) return taken;
+    const winner = isUniqueViolation(err) ? await readDecidedAuthorization(poolOf(ctx.prisma), ctx.platformId, n.issuerTransactionToken) : undefined;
+    if (winner) return { outcome: 'DECIDED', decided: winner, written: false };
     throw err;
   }
 }
@@ -201,8 +211,9 @@ async function creditAdvice(ctx: Ctx, card: Card, e: CardEvent): Promise<CardEve
     currency: e.currency, fundingCurrency: card.currency, exchangeRate: rate, amount: e.amount, magic: 'NONE', decline: null,
   };
   try {
-    // The processor's token is the credit's key (unique): a repeat loses on it and writes nothing.
-    await writeCredit(ctx, n);
+    // The processor's token is the credit's key (unique): a repeat finds it, or loses on it, and writes nothing.
+    const w = await writeCredit(ctx, n);
+    if (w.outcome === 'DECIDED' && !w.written) return 'DUPLICATE';
     await ctx.db.$transaction((tx) => claimCardEvent(ctx, tx, { eventToken: e.eventToken, cardId: card.id, cardTransactionId: n.id, type: e.type, amount: e.amount, outcome: 'APPLIED' }));
   } catch (err) {
     if (await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: e.issuerTransactionToken } })) return 'DUPLICATE';

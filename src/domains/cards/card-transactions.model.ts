@@ -65,7 +65,7 @@ export function merchantMagic(descriptor: string, sandbox: boolean): MerchantMag
 export interface DecisionInput {
   cardState: string;
   cardholderStatus: string;
-  account: { status: string; available: bigint } | null;
+  account: { status: string } | null;
   /** The amount in the funding source's currency (converted at the locked rate). */
   fundingAmount: bigint;
   maxSpendPerTransaction: bigint | null;
@@ -78,7 +78,10 @@ export interface DecisionInput {
 /**
  * The authorization decision, in REF's order of checks: the card (a FROZEN card is CARD_PAUSED), the
  * cardholder's KYC, the funding source, the card's per-transaction cap (an amount equal to it passes),
- * the platform's limit, then the balance. A credit needs only a live card and source. Pure.
+ * the platform's limit, then the sandbox's insufficient-funds merchant. A credit needs only a live card and
+ * source. The balance itself is not an input: the ledger's guard in the writing statement checks it on
+ * the locked row (an approval it cannot cover becomes INSUFFICIENT_FUNDS there, in the same round trip).
+ * Pure.
  */
 export function decideAuthorization(i: DecisionInput): DeclineReason | null {
   if (i.cardState === 'FROZEN' || i.magic === 'PAUSED') return 'CARD_PAUSED';
@@ -88,7 +91,7 @@ export function decideAuthorization(i: DecisionInput): DeclineReason | null {
   if (i.credit) return null;
   if (i.maxSpendPerTransaction !== null && i.fundingAmount > i.maxSpendPerTransaction) return 'SPEND_LIMIT_EXCEEDED';
   if (i.platformMaxAmount !== null && i.fundingAmount > i.platformMaxAmount) return 'PLATFORM_LIMIT_EXCEEDED';
-  if (i.magic === 'INSUFFICIENT_FUNDS' || i.account.available < i.fundingAmount) return 'INSUFFICIENT_FUNDS';
+  if (i.magic === 'INSUFFICIENT_FUNDS') return 'INSUFFICIENT_FUNDS';
   return null;
 }
 

@@ -1,6 +1,6 @@
 import type { Ctx } from '../../deps.js';
 import { BadRequestError, NotFoundError, NotImplementedError } from '../../platform/errors.js';
-import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
+import { afterKeyset, decodeKeyset, keysetOrder, toKeysetPage, type Keyset } from '../../platform/http/keyset.js';
 import type { CardTransaction, Prisma } from '../../generated/prisma/client.js';
 import type { SandboxCardIssuer } from '../../adapters/card-issuer/sandbox/index.js';
 import type { CardMerchant, CardMessageKind } from '../../adapters/card-issuer/port.js';
@@ -20,20 +20,35 @@ export interface ListCardTransactionsQuery {
   endDate?: Date | undefined;
 }
 
-/** GET /transactions?type=CARD (REF's CardTransaction in the transaction list): filters by card, customer, status. */
-export async function listCardTransactions(ctx: Ctx, q: ListCardTransactionsQuery): Promise<Page<CardTransaction>> {
-  const after = decodeCursor(q.cursor);
+/**
+ * GET /transactions?type=CARD (REF's CardTransaction in the transaction list): filters by card, customer,
+ * status. Keyset pages as the payments list's (src/platform/http/keyset.ts): by id, or by (createdAt, id)
+ * for a time window, each order served by an index.
+ */
+export async function listCardTransactions(ctx: Ctx, q: ListCardTransactionsQuery): Promise<{ data: CardTransaction[]; hasMore: boolean; nextCursor?: string }> {
+  const byTime = Boolean(q.startDate || q.endDate);
+  const after = await cardKeysetOf(ctx, decodeKeyset(q.cursor), byTime);
   const customerId = ctx.agent ? ctx.agent.customerId : q.customerId;
   const where: Prisma.CardTransactionWhereInput = {
     ...(q.status?.length ? { status: { in: q.status } } : {}),
     ...(q.cardId ? { cardId: q.cardId } : {}),
     ...(customerId ? { customerId } : {}),
     ...(q.platformCustomerId ? { platformCustomerId: q.platformCustomerId } : {}),
-    ...(q.startDate || q.endDate ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
-    ...(after ? { id: q.sortOrder === 'desc' ? { lt: after } : { gt: after } } : {}),
+    ...(byTime ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
   };
-  const rows = await ctx.db.cardTransaction.findMany({ where, orderBy: { id: q.sortOrder }, take: q.limit + 1 });
-  return toPage(rows, q.limit, (r) => r);
+  const rows = await ctx.db.cardTransaction.findMany({
+    where: { AND: [where, afterKeyset(after, q.sortOrder, byTime) as Prisma.CardTransactionWhereInput] },
+    orderBy: keysetOrder(q.sortOrder, byTime) as Prisma.CardTransactionOrderByWithRelationInput[],
+    take: q.limit + 1,
+  });
+  return toKeysetPage(rows, q.limit, byTime, (r) => r);
+}
+
+/** A cursor of a list by time that lacks the row's createdAt (an id-only cursor): read it once. */
+async function cardKeysetOf(ctx: Ctx, k: Keyset | undefined, byTime: boolean): Promise<Keyset | undefined> {
+  if (!k || !byTime || k.at || !k.id.startsWith('CardTransaction:')) return k;
+  const row = await ctx.db.cardTransaction.findUnique({ where: { id: k.id }, select: { createdAt: true } });
+  return row ? { id: k.id, at: row.createdAt } : k;
 }
 
 /** GET /transactions/{id} for a `CardTransaction:` id. Errors: 404 TRANSACTION_NOT_FOUND (also another platform's). */

@@ -15,7 +15,7 @@ const cardState = statusColumn(cardLifecycle, 'cards', 'state');
  * all in the caller's transaction. Closing also frees the cardholder slot (spec: closing frees the
  * platform's slot).
  */
-export async function transitionCard(ctx: Ctx, tx: TenantTx, card: Card, event: CardEvent, extra: Partial<Pick<Card, 'brand' | 'last4' | 'expMonth' | 'expYear' | 'processorRef' | 'issuerRef'>> = {}): Promise<Card> {
+export async function transitionCard(ctx: Ctx, tx: TenantTx, card: Card, event: CardEvent, extra: Partial<Pick<Card, 'brand' | 'last4' | 'expMonth' | 'expYear' | 'processorRef' | 'issuerRef' | 'issuerStateDueAt' | 'issuerStateAttempts'>> = {}): Promise<Card> {
   const now = ctx.clock.now();
   const closing = cardTransitions[event].to === 'CLOSED' ? { closedAt: now, cardholderSlot: null, stateReason: event === 'issuerReject' ? 'ISSUER_REJECTED' : 'CLOSED_BY_PLATFORM' } : {};
   return transition(tx, ctx, cardState, event, card.id, {

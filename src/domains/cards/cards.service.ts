@@ -154,7 +154,8 @@ export async function patchCard(ctx: Ctx, id: string, body: PatchCardBody, rawBo
     let current = await tx.card.findUniqueOrThrow({ where: { id } });
     // Re-checked on the row as it is now: the card may have moved since the challenge.
     const event = cardEventFor(current.state as CardState, body.state);
-    if (event) current = await transitionCard(ctx, tx, current, event);
+    // The new state is owed to the issuer until it accepts it (pushCardState, after the commit).
+    if (event) current = await transitionCard(ctx, tx, current, event, current.processorRef ? { issuerStateDueAt: ctx.clock.now(), issuerStateAttempts: 0 } : {});
     if (body.fundingSources !== undefined || body.maxSpendPerTransaction !== undefined) {
       current = await updateCardFunding(ctx, tx, current, {
         ...(body.fundingSources !== undefined ? { fundingSources: body.fundingSources } : {}),

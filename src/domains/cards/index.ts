@@ -1,7 +1,7 @@
 import type { DomainModule } from '../../platform/module.js';
 import { cardRoutes } from './cards.routes.js';
 import { cardSpendingRoutes } from './card-spending.routes.js';
-import { sweepProvisioning } from './card-issuing.service.js';
+import { sweepCardStates, sweepProvisioning } from './card-issuing.service.js';
 import { sweepCardTransactions } from './card-spending.service.js';
 
 export const cardsModule: DomainModule = {
@@ -13,11 +13,12 @@ export const cardsModule: DomainModule = {
   loops: [
     // Issue 27: cards the issuer has not finished provisioning, and authorizations past expiry / pulls due.
     { name: 'card-provisioning', intervalMs: (deps) => deps.config.CARD_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.CARD_SWEEP_BATCH, run: (deps) => sweepProvisioning(deps, deps.config.CARD_SWEEP_BATCH) },
+    { name: 'card-issuer-states', intervalMs: (deps) => deps.config.CARD_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.CARD_SWEEP_BATCH, run: (deps) => sweepCardStates(deps, deps.config.CARD_SWEEP_BATCH) },
     { name: 'card-transactions', intervalMs: (deps) => deps.config.CARD_SWEEP_INTERVAL_MS, batch: (deps) => deps.config.CARD_SWEEP_BATCH, run: (deps) => sweepCardTransactions(deps, deps.config.CARD_SWEEP_BATCH) },
   ],
 };
 
 /** What other layers call: the inbound side of the card issuer port (adapter sinks) and the card transaction reads. */
 export { authorizeCard, applyCardEvent, sweepCardTransactions } from './card-spending.service.js';
-export { receiveProvisioned, sweepProvisioning } from './card-issuing.service.js';
-export { cardTransactionById, cardTransactionsPage, withCardQuery } from './card-transactions.reads.js';
+export { receiveProvisioned, sweepCardStates, sweepProvisioning } from './card-issuing.service.js';
+export { cardTransactionById, cardTransactionsPage, withCardQuery, withCardTransactions } from './card-transactions.reads.js';

@@ -11,7 +11,7 @@ export { InsufficientFundsError, postJournal } from './ledger.service.js';
 export { systemAccount, type Posting } from './ledger.model.js';
 export { getInternalAccount, openInternalAccounts } from './internal-accounts.service.js';
 export { internalAccountResource } from './internal-accounts.resource.js';
-export { journalCtes, journalsCtes } from './ledger.sql.js';
+export { gatedJournalCtes, journalCtes, journalsCtes } from './ledger.sql.js';
 export { assertAccountsCanMove, operatorSetInternalAccountStatus, setInternalAccountStatus, type MovingAccount } from './internal-accounts.status.js';
 export { type InternalAccountStatus } from './internal-accounts.model.js';
 // Issue 26: GET /agents/me/internal-accounts (src/domains/agent-actions).

@@ -102,3 +102,47 @@ function internalDeltas(postings: Posting[]): Array<{ id: string; currency: stri
   }
   return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
+
+/**
+ * journalCtes for a write that has two outcomes in one statement (issue 27: a card authorization is
+ * approved with its hold, or declined, by the same round trip): the balance moves only when `when`
+ * (SQL over earlier CTEs) holds and no bucket goes negative — a balance that cannot cover it is not an
+ * error but the other outcome. The journal, its entries and the INTERNAL_ACCOUNT.BALANCE_UPDATED
+ * event are written only if it moved. At most one internal account (else a partial move could post).
+ * Returns the SQL condition "the journal posted", for the caller's rows of either outcome.
+ */
+export function gatedJournalCtes(
+  s: OneStatement,
+  j: { platformId: string; key: string; kind: string; referenceId: string; postings: Posting[]; at: Date; prefix: string; when: string },
+): string {
+  const postings = j.postings.filter((p) => p.amount !== 0n);
+  invariant(unbalancedCurrencies(postings).length === 0, `journal ${j.key} does not balance`);
+  const deltas = internalDeltas(postings);
+  invariant(deltas.length <= 1, `gated journal ${j.key} moves ${deltas.length} internal accounts`);
+  let posted = j.when;
+  if (deltas.length === 1) {
+    const d = deltas[0]!;
+    s.with(
+      `${j.prefix}_bal`,
+      `UPDATE internal_accounts a
+          SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${s.param(j.at)}::timestamptz
+         FROM svc_balance_moves(${s.param([d.id])}::text[], ${s.param([d.currency])}::text[], ${s.param([d.available.toString()])}::bigint[], ${s.param([d.held.toString()])}::bigint[],
+                     ${s.param([newId('Webhook')])}::text[], ${s.param([JSON.stringify(currencyOf(d.currency))])}::jsonb[]) AS d
+        WHERE a.id = d.id
+          AND ${checkedAfterKeyLookup(`a.platform_id = ${s.param(j.platformId)} AND a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}
+          AND ${j.when}
+        RETURNING a.*, d.event_id, d.currency_json`,
+    );
+    s.with(
+      `${j.prefix}_ev`,
+      `INSERT INTO webhook_events (id, platform_id, type, data)
+         SELECT b.event_id, b.platform_id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', ${balanceResourceSql('b')} FROM ${j.prefix}_bal b`,
+    );
+    posted = `EXISTS (SELECT 1 FROM ${j.prefix}_bal)`;
+  }
+  if (postings.length === 0) return posted;
+  const journalId = newId('Journal');
+  s.insertIf(`${j.prefix}_j`, 'ledger_journals', [{ id: journalId, platformId: j.platformId, idempotencyKey: j.key, kind: j.kind, referenceId: j.referenceId, createdAt: j.at }], posted);
+  s.insertIf(`${j.prefix}_e`, 'ledger_entries', postings.map((p) => ({ id: newId('LedgerEntry'), platformId: j.platformId, journalId, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount, createdAt: j.at })), posted);
+  return posted;
+}

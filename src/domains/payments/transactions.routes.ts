@@ -7,7 +7,7 @@ import { transactionResource } from './transactions.resource.js';
 import { getTransaction, getTransactionBody, listTransactions } from './transactions.service.js';
 import { approveTransaction, cancelTransaction, rejectTransaction } from './approvals.service.js';
 import { confirmReceiptBody, confirmReceiptDelivery } from './receipts.service.js';
-import { cardTransactionById, cardTransactionsPage, withCardQuery } from '../cards/index.js'; // hook:27
+import { cardTransactionById, cardTransactionsPage, withCardQuery, withCardTransactions } from '../cards/index.js'; // hook:27
 
 const transactionParams = z.object({ transactionId: z.string().max(200) });
 /** B§6.2: free-text reason, informational (kept in the status history). */
@@ -51,8 +51,8 @@ export async function transactionRoutes(app: FastifyInstance) {
   app.get('/transactions', { config: { agent: 'VIEW_TRANSACTIONS', query: withCardQuery(listQuery) } }, async (req) => { // hook:27
     const cards = await cardTransactionsPage(req.ctx, req.query); // hook:27 — type=CARD or cardId: REF's CardTransaction
     if (cards) return cards;
-    const page = await listTransactions(req.ctx, parseInput(listQuery, req.query));
-    return { ...page, data: page.data.map((t) => transactionResource(t)) };
+    const q = parseInput(listQuery, req.query);
+    return withCardTransactions(req.ctx, q, (cursor) => listTransactions(req.ctx, { ...q, cursor }), (t) => transactionResource(t)); // hook:27 — unfiltered: payments and card transactions in one keyset list
   });
 
   app.get('/transactions/:transactionId', { config: { agent: 'VIEW_TRANSACTIONS' } }, async (req, reply) => {

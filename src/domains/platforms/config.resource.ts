@@ -81,6 +81,8 @@ export function configResource(view: PlatformConfigView, publicKeyPem: string, c
     // Issue 25: the rule in force for this platform (its choice, else the deployment's default).
     endUserTermsRequired: p.endUserTermsRequired ?? (config.END_USER_TERMS_ENFORCEMENT === 'unregulated' && !p.isRegulated),
     embeddedWalletConfig: view.embeddedWalletConfig ?? undefined, // hook:28 (REF leaves it out while unset)
+    // Issue 27 (REF): present once the platform set it.
+    ...(p.cardTokenization2faConfig ? { cardTokenization2faConfig: p.cardTokenization2faConfig } : {}),
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   }, OPTIONAL);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { feeConfigInput } from '../fees/index.js';
 import { isKnownCurrency } from '../../platform/currencies.js';
+import { cardTokenization2faConfigInput } from './card-tokenization.js';
 
 export const CUSTOMER_INFO_FIELD_NAMES = [
   'FULL_NAME', 'BIRTH_DATE', 'NATIONALITY', 'PHONE_NUMBER', 'EMAIL', 'POSTAL_ADDRESS', 'TAX_ID',
@@ -42,6 +43,7 @@ export const patchConfigBody = z.object({
   endUserTermsRequired: z.boolean().nullable().optional(),
   /** REF's Global Accounts branding (issue 28): fields sent merge into the stored ones; null turns Global Accounts off. */
   embeddedWalletConfig: z.lazy(() => embeddedWalletConfigInput).nullable().optional(), // hook:28
+  cardTokenization2faConfig: cardTokenization2faConfigInput.optional(), // issue 27 (REF): merged field by field
 });
 export type PatchConfigBody = z.infer<typeof patchConfigBody>;
 

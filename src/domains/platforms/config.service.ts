@@ -6,6 +6,7 @@ import { assertFeeConfigSupported, feeConfigKey, isActiveFee } from '../fees/ind
 import { assertWebhookUrl } from '../webhooks/index.js';
 import type { EmbeddedWalletConfigInput, PatchConfigBody } from './config.schemas.js';
 import type { TenantTx } from '../../platform/db.js';
+import { mergeCardTokenization2faConfig } from './card-tokenization.js';
 import { PROVIDER_REQUIRED_CUSTOMER_FIELDS } from './currency-config.js';
 import { openInternalAccounts } from '../ledger/index.js';
 import type { FeeConfig, Platform, PlatformCurrency } from '../../generated/prisma/client.js';
@@ -75,6 +76,7 @@ export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<Plat
     if (body.maxLiveCards !== undefined) platformPatch.maxLiveCards = body.maxLiveCards;
     if (body.oneCardPerCardholder !== undefined) platformPatch.oneCardPerCardholder = body.oneCardPerCardholder;
     if (body.endUserTermsRequired !== undefined) platformPatch.endUserTermsRequired = body.endUserTermsRequired; // hook:25a
+    if (body.cardTokenization2faConfig !== undefined) platformPatch.cardTokenization2faConfig = mergeCardTokenization2faConfig(before.cardTokenization2faConfig, body.cardTokenization2faConfig); // issue 27
     if (Object.keys(platformPatch).length > 0) {
       await tx.platform.updateMany({ data: { ...platformPatch, updatedAt: now } });
     }
