@@ -26,11 +26,14 @@ import { retentionModule } from './platform/retention.js';
 import { vaspsModule } from './domains/vasps/index.js';
 import { withdrawalsModule } from './domains/withdrawals/index.js';
 import { provisionEmbeddedWallet, setEmbeddedWalletConfigFromPatch, walletModule } from './domains/wallet/index.js';
+import { collectionModule } from './domains/collection/index.js';
 
 /** Every capability of the service, in registration order. */
 export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule, vaspsModule, withdrawalsModule, walletModule];
 // Issue 30: the retention job (bounded batches over tables that only grow).
 MODULES.push(retentionModule);
+// Issue 26 (26a): standing pay-in coordinates.
+MODULES.push(collectionModule);
 
 /**
  * Ports bound once per process (docs/decisions.md "Payments domain and module boundaries"): quotes to UMA

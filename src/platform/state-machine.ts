@@ -4,6 +4,7 @@ import type {
   BankLink, BeneficialOwner, DelegatedKey, Stablecoin, StablecoinOperation, StablecoinProviderAccount, BulkCustomerImport, Card, CardTransaction, Customer, ExternalAccount, ExternalAccountChallenge, InternalAccount, Platform, Quote,
   ScaChallenge, ScaFactor, ScaFactorReset, Transaction, UmaInvitation, Verification, WebhookEvent,
 } from '../generated/prisma/client.js';
+import type { CollectionCoordinates } from '../generated/prisma/client.js';
 import type { Clock } from './clock.js';
 import type { TenantDb, TenantTx } from './db.js';
 import { ConflictError, invariant } from './errors.js';
@@ -117,6 +118,7 @@ interface StatusTables {
   stablecoins: { row: Stablecoin; column: 'grid_operations_status' };
   stablecoin_operations: { row: StablecoinOperation; column: 'status' };
   internal_accounts: { row: InternalAccount; column: 'status' };
+  collection_coordinates: { row: CollectionCoordinates; column: 'status' };
 }
 export type StatusTable = keyof StatusTables;
 export type RowOf<T extends StatusTable> = StatusTables[T]['row'];
@@ -146,6 +148,7 @@ const STATUS_TABLES: { readonly [T in StatusTable]: { readonly columns: readonly
   stablecoins: { columns: ['grid_operations_status'], touch: true, scope: 'platform_id' },
   stablecoin_operations: { columns: ['status'], touch: true, scope: 'platform_id' },
   internal_accounts: { columns: ['status'], touch: true, scope: 'platform_id' },
+  collection_coordinates: { columns: ['status'], touch: true, scope: 'platform_id' },
 };
 
 /** A lifecycle bound to the column that stores it (declared once, in the domain's repo or service). */
