@@ -10,6 +10,8 @@ import { Payments, PaymentPage } from './pages/Payments';
 import { Webhooks } from './pages/Webhooks';
 import { Configuration } from './pages/Configuration';
 import { Sandbox } from './pages/Sandbox';
+import { AccountPage, HeldCredits } from './pages/Accounts';
+import { Stablecoins } from './pages/Stablecoins';
 
 export function App({ apiBase, session }: { apiBase: string; session: Session }) {
   const api = useMemo(() => new Api(apiBase, session), [apiBase, session]);
@@ -94,6 +96,8 @@ const NAV: Array<{ path: string; label: string; sandbox?: boolean }> = [
   { path: '/payments', label: 'Payments' },
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/configuration', label: 'Configuration' },
+  { path: '/pay-ins', label: 'Held pay-ins' },
+  { path: '/stablecoins', label: 'Stablecoins' },
   { path: '/sandbox', label: 'Sandbox tools', sandbox: true },
 ];
 
@@ -180,6 +184,9 @@ function SignedIn({ api, session, token }: { api: Api; session: Session; token: 
   else if (top === 'payments') page = <Payments query={route.query} />;
   else if (top === 'webhooks') page = <Webhooks query={route.query} />;
   else if (top === 'configuration') page = <Configuration />;
+  else if (top === 'accounts' && route.segments[1]) page = <AccountPage id={route.segments[1]} />;
+  else if (top === 'pay-ins') page = <HeldCredits />;
+  else if (top === 'stablecoins') page = <Stablecoins id={route.segments[1]} />;
   else if (top === 'sandbox' && sandbox) page = <Sandbox />;
   else page = <ErrorBox error={new Error('There is no such page.')} />;
 
