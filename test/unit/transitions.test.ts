@@ -11,6 +11,7 @@ import { bankLinkLifecycle } from '../../src/domains/plaid/plaid.model.js';
 import { bulkImportLifecycle } from '../../src/domains/bulk-customers/bulk-customers.model.js';
 import { deliveryLifecycle } from '../../src/domains/webhooks/webhooks.model.js';
 import { quoteLifecycle, refundLifecycle, transactionLifecycle } from '../../src/domains/payments/transactions.model.js';
+import { coordinatesLifecycle } from '../../src/domains/collection/collection.model.js';
 
 /**
  * Every lifecycle's documented moves, written out independently of its transition table as
@@ -181,6 +182,13 @@ const DOCUMENTED: Documented[] = [
       'redeliver: PENDING>PENDING', 'redeliver: DELIVERED>PENDING', 'redeliver: FAILED>PENDING', 'redeliver: UNDELIVERABLE>PENDING',
     ],
     terminal: [],
+    code: 'INVALID_STATE_TRANSITION',
+  },
+  {
+    // Issue 26 (26a): pay-in coordinates of one account on one rail (docs/decisions.md 26a).
+    lifecycle: coordinatesLifecycle,
+    moves: ['open: PENDING>OPEN', 'reject: PENDING>FAILED', 'close: OPEN>CLOSING', 'closed: CLOSING>CLOSED', 'abandon: PENDING>CLOSED'],
+    terminal: ['CLOSED', 'FAILED'],
     code: 'INVALID_STATE_TRANSITION',
   },
 ];

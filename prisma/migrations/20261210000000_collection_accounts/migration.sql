@@ -28,7 +28,7 @@ INSERT INTO "collection_accounts_due" ("internal_account_id") SELECT "id" FROM "
 CREATE TABLE "collection_coordinates" (
   "id"                  TEXT PRIMARY KEY,
   "platform_id"         TEXT NOT NULL,
-  "internal_account_id" TEXT NOT NULL REFERENCES "internal_accounts"("id"),
+  "internal_account_id" TEXT NOT NULL,
   "currency"            TEXT NOT NULL,
   "rail"                TEXT NOT NULL,
   "adapter_id"          TEXT NOT NULL,

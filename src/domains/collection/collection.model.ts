@@ -1,4 +1,4 @@
-import { defineLifecycle, type StatusOf } from '../../platform/state-machine.js';
+import { defineLifecycle } from '../../platform/state-machine.js';
 
 /**
  * Pay-in coordinates of one internal account on one rail (issue 26 item 1, docs/decisions.md 26a). The row is
@@ -21,7 +21,6 @@ export const coordinatesLifecycle = defineLifecycle({
   },
   terminal: ['CLOSED', 'FAILED'],
 });
-export type CoordinatesStatus = StatusOf<typeof coordinatesLifecycle>;
 
 /** Why a credit is held and not applied (a HELD collection credit's heldReason). */
 export const HELD_REASONS = ['ACCOUNT_FROZEN', 'ACCOUNT_CLOSED', 'ACCOUNT_NOT_ACTIVE', 'UNMATCHED', 'CURRENCY_MISMATCH'] as const;
