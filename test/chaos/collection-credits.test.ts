@@ -22,7 +22,7 @@ import type { CollectionCredit } from '../../src/adapters/collection/port.js';
  */
 const ACCOUNTS = Number(process.env.CHAOS_COLLECTION_ACCOUNTS ?? 8);
 const SECRET = 'chaos-collection-secret';
-const SETTINGS = { ADAPTER_COLLECTION_SANDBOX_SECRET: SECRET, PROVIDER_TIMEOUT_MS: '1000', COLLECTION_POLL_INTERVAL_MS: '150', COLLECTION_SWEEP_INTERVAL_MS: '150' };
+const SETTINGS = { COLLECTION_PROVIDER: 'sandbox', ADAPTER_COLLECTION_SANDBOX_SECRET: SECRET, PROVIDER_TIMEOUT_MS: '1000', COLLECTION_POLL_INTERVAL_MS: '150', COLLECTION_SWEEP_INTERVAL_MS: '150' };
 
 let env: TestEnv;
 let p: TestPlatform;

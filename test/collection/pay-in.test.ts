@@ -14,7 +14,7 @@ import { isValidAbaRouting, isValidClabe, isValidEvmAddress, isValidSolanaAddres
  */
 let env: TestEnv;
 beforeAll(async () => {
-  env = await createTestEnv();
+  env = await createTestEnv({ COLLECTION_PROVIDER: 'sandbox' });
 });
 afterAll(() => env.close());
 

@@ -35,7 +35,7 @@ beforeAll(async () => {
   execFileSync(process.execPath, [path.resolve('node_modules/vite/bin/vite.js'), 'build', '--config', 'dashboard/vite.config.ts', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { stdio: 'inherit' });
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
-  env = await createTestEnv({ PUBLIC_BASE_URL: origin, DASHBOARD_DIR: outDir });
+  env = await createTestEnv({ PUBLIC_BASE_URL: origin, DASHBOARD_DIR: outDir, COLLECTION_PROVIDER: 'sandbox' });
   await env.app.listen({ port, host: '127.0.0.1' });
   p = await env.platform({ name: 'Acme Payments' });
   if (HAS_CHROMIUM) {
