@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -97,6 +98,18 @@ describe.skipIf(!HAS_CHROMIUM)('pay-in coordinates and stablecoins in the dashbo
     await page.getByRole('link', { name: 'Stablecoins' }).click();
     await page.getByRole('heading', { name: 'Stablecoins', level: 1 }).waitFor();
     await page.getByText('No stablecoins registered').waitFor();
+    // A token registered through REF's API appears; its page lists its (no) mints and burns.
+    const key = () => ({ 'idempotency-key': randomUUID() });
+    const link = await p.request({ method: 'POST', url: '/stablecoin-provider-accounts', headers: key(), payload: { provider: 'BRALE', apiClientId: `client-${randomUUID().slice(0, 8)}`, apiClientSecret: 'sandbox-secret-1' } });
+    expect(link.statusCode, link.body).toBe(201);
+    const token = await p.request({ method: 'POST', url: '/stablecoins', headers: key(), payload: { providerTokenIdentifier: 'ACME', networkTokenIdentifier: `btkn1${randomUUID().replace(/-/g, '')}`, network: 'SPARK' } });
+    expect(token.statusCode, token.body).toBe(201);
+    // (A reload would sign out: the secret lives in the tab's memory only.) Away and back loads the list again.
+    await go(page, '#/', 'Overview');
+    await page.getByRole('link', { name: 'Stablecoins' }).click();
+    await page.getByRole('heading', { name: 'Stablecoins', level: 1 }).waitFor();
+    await page.getByRole('link', { name: /^ACME · / }).click();
+    await page.getByRole('region', { name: 'Mints and burns of ACME' }).getByText('No mints or burns yet.').waitFor();
     await page.context().close();
   });
 });
