@@ -9,6 +9,7 @@ import { enqueueDecision } from './domains/verification/verification.jobs.js';
 import { OPEN_STATUSES } from './domains/verification/verification.model.js';
 import { receiveIssuerReport } from './domains/stablecoin/index.js';
 import { applyCardEvent, authorizeCard, receiveProvisioned } from './domains/cards/index.js';
+import { receiveCollectionCredit } from './domains/collection/index.js';
 
 /**
  * Where adapters' asynchronous outcomes enter the domains (the callbacks of AdapterContext). Each
@@ -23,6 +24,8 @@ export function adapterSinks(deps: () => AppDeps): AdapterSinks {
     cardAuthorization: (adapterId, req) => authorizeCard(deps(), adapterId, req),
     cardEvent: (adapterId, event) => applyCardEvent(deps(), adapterId, event),
     cardProvisioned: (adapterId, result) => receiveProvisioned(deps(), adapterId, result),
+    // Issue 26 (26a): a credit on pay-in coordinates.
+    collectionCredit: (adapterId, credit) => receiveCollectionCredit(deps(), adapterId, credit),
 
     async kycCaseUpdated(caseId) {
       const d = deps();

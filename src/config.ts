@@ -454,6 +454,15 @@ export const envSchema = z.object({
   // anchor:24c (Issue 24 — one writer, the rest)
   // end:24c
   // anchor:26a (Issue 26 — pay-in coordinates)
+  /** Who issues standing pay-in coordinates (docs/adapters.md "Collection"): sandbox (default with SVC_ENV=sandbox), http, none (default in production), or a module path. */
+  COLLECTION_PROVIDER: adapterChoice('collection').optional(),
+  /** The coordinates sweep (open what is owed, close what closed, retry what failed) and the credits reconciliation poll: how often, and how many rows or credits a pass. */
+  COLLECTION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(5_000),
+  COLLECTION_SWEEP_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  COLLECTION_POLL_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
+  /** A failed opening is retried after this delay, doubled per attempt up to COLLECTION_RETRY_MAX_MS. */
+  COLLECTION_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  COLLECTION_RETRY_MAX_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
   // end:26a
   // anchor:26b (Issue 26 — agents in REF's shape)
   /** The agent-action expiry sweep (actions still PENDING_APPROVAL past their quote's expiry become FAILED): how often, and how many per pass. */

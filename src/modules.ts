@@ -27,6 +27,7 @@ import { retentionModule } from './platform/retention.js';
 import { vaspsModule } from './domains/vasps/index.js';
 import { withdrawalsModule } from './domains/withdrawals/index.js';
 import { bindWalletCreditWriter, gateContactChange, provisionEmbeddedWallet, recordOwedWallets, walletModule } from './domains/wallet/index.js';
+import { collectionModule } from './domains/collection/index.js';
 
 /** Every capability of the service, in registration order. */
 export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksModule, ledgerModule, feesModule, externalAccountsModule, sandboxLivenessModule, quotesModule, transactionsModule, customersModule, documentsModule, verificationModule, adapterWebhooksModule, signingModule, cardsModule, stablecoinModule, scaModule, umaModule, fundingModule, agentsModule, refCompatModule, invitationsModule, bulkCustomersModule, plaidModule, vaspsModule, withdrawalsModule, walletModule];
@@ -34,6 +35,7 @@ export const MODULES: DomainModule[] = [platformsModule, tokensModule, webhooksM
 MODULES.push(retentionModule);
 // Issue 26: REF's agent surface (/agents/me/*, approvals), above agents and payments.
 MODULES.push(agentActionsModule);
+MODULES.push(collectionModule);
 
 /**
  * Ports bound once per process (docs/decisions.md "Payments domain and module boundaries"): quotes to UMA

@@ -13,6 +13,8 @@ import { Sandbox } from './pages/Sandbox';
 import { WalletPage } from './pages/Wallet';
 import { Agents, AgentPage } from './pages/Agents';
 import { Cards, CardPage } from './pages/Cards';
+import { AccountPage, HeldCredits } from './pages/Accounts';
+import { Stablecoins } from './pages/Stablecoins';
 
 export function App({ apiBase, session }: { apiBase: string; session: Session }) {
   const api = useMemo(() => new Api(apiBase, session), [apiBase, session]);
@@ -99,6 +101,8 @@ const NAV: Array<{ path: string; label: string; sandbox?: boolean }> = [
   { path: '/cards', label: 'Cards' },
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/configuration', label: 'Configuration' },
+  { path: '/pay-ins', label: 'Held pay-ins' },
+  { path: '/stablecoins', label: 'Stablecoins' },
   { path: '/sandbox', label: 'Sandbox tools', sandbox: true },
 ];
 
@@ -189,6 +193,9 @@ function SignedIn({ api, session, token }: { api: Api; session: Session; token: 
   else if (top === 'cards') page = <Cards />;
   else if (top === 'webhooks') page = <Webhooks query={route.query} />;
   else if (top === 'configuration') page = <Configuration />;
+  else if (top === 'accounts' && route.segments[1]) page = <AccountPage id={route.segments[1]} />;
+  else if (top === 'pay-ins') page = <HeldCredits />;
+  else if (top === 'stablecoins') page = <Stablecoins id={route.segments[1]} />;
   else if (top === 'sandbox' && sandbox) page = <Sandbox />;
   else page = <ErrorBox error={new Error('There is no such page.')} />;
 

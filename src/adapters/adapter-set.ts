@@ -11,6 +11,7 @@ import type { StablecoinIssuer } from './stablecoin-issuer/port.js';
 import type { UmaCounterpartyAdapter } from './uma/port.js';
 import type { DepositDetector } from './deposits/port.js';
 import type { CardIssuerAdapter } from './card-issuer/port.js';
+import type { CollectionAdapter } from './collection/port.js';
 
 /*
  * The adapters a process built (src/adapters/registry.ts), as their users see them. Apart from the
@@ -45,6 +46,8 @@ export interface Adapters {
   deposits: DepositDetector;
   /** undefined: no card issuer (every /cards operation answers 501, as REF). */
   cardIssuer: CardIssuerAdapter | undefined;
+  /** undefined: no collection provider (COLLECTION_PROVIDER=none): internal accounts show no pay-in coordinates. */
+  collection: CollectionAdapter | undefined;
   /** The inbound webhook handler of the adapter with this id, if it takes webhooks. */
   webhookHandler(adapterId: string): ((request: InboundWebhook) => Promise<InboundWebhookAnswer>) | undefined;
   /** What serves what, for the start-up log line. */

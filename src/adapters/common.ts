@@ -5,7 +5,7 @@
  * `svc-payments/adapters`), documented in docs/adapters.md. Nothing here imports service internals.
  */
 
-export const ADAPTER_KINDS = ['rail', 'kyc', 'fx', 'notifier', 'liveness', 'storage', 'beneficiary-check', 'bank-link', 'uma', 'deposits', 'stablecoin-issuer', 'card-issuer'] as const;
+export const ADAPTER_KINDS = ['rail', 'kyc', 'fx', 'notifier', 'liveness', 'storage', 'beneficiary-check', 'bank-link', 'uma', 'deposits', 'stablecoin-issuer', 'card-issuer', 'collection'] as const;
 export type AdapterKind = (typeof ADAPTER_KINDS)[number];
 
 /** Passed as the last argument of every adapter call. */

@@ -132,6 +132,8 @@ const CALLS: Record<Exclude<AdapterKind, 'rail' | 'card-issuer'>, Record<string,
   uma: { lookup: 1, payRequest: 1 },
   // A deposit detector's calls are local computations (instructions, match keys): nothing to bound.
   deposits: {},
+  // Guarded by guardCollection (src/adapters/collection/guard.ts), which also reads answers defensively.
+  collection: {},
 };
 
 /** Timeouts for the other kinds: the same object with each call bounded and given a signal. */

@@ -78,3 +78,9 @@ export {
   type CredentialCheck, type TokenQuery, type ResolvedToken, type IssuerOperationRequest, type IssuerOperationResult, type IssuerOperationStatus,
   type IssuerBankAccount, type IssuerReportReceipt,
 } from './stablecoin-issuer/port.js';
+
+// Standing pay-in coordinates (COLLECTION_PROVIDER, issue 26 item 1): docs/adapters.md "Collection".
+export {
+  CollectionError, OPENING_STATUSES, type CollectionAdapter, type CollectionAdapterContext, type CollectionCredit, type CreditReceipt,
+  type OpenCoordinatesRequest, type OpenCoordinatesResult, type CloseCoordinatesRequest, type ListCreditsRequest, type ListCreditsResult, type PaymentInstructionsWire,
+} from './collection/port.js';

@@ -44,6 +44,10 @@ import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventR
 import { createSandboxCardIssuer } from './card-issuer/sandbox/index.js';
 import { createHttpCardIssuer } from './card-issuer/http/index.js';
 import { guardCardIssuer, normalizeProvisionResult } from './card-issuer/guard.js';
+import type { CollectionAdapter, CollectionAdapterContext, CollectionCredit, CreditReceipt } from './collection/port.js';
+import { createSandboxCollection } from './collection/sandbox/index.js';
+import { createHttpCollection } from './collection/http/index.js';
+import { guardCollection } from './collection/guard.js';
 
 /**
  * Builds every adapter a process uses, once, at start (createDeps): the configured built-in or the
@@ -65,6 +69,8 @@ export interface AdapterSinks {
   cardAuthorization?(adapterId: string, req: AuthorizationRequest): Promise<AuthorizationDecision>;
   cardEvent?(adapterId: string, event: CardEvent): Promise<CardEventReceipt>;
   cardProvisioned?(adapterId: string, result: ProvisionResult): Promise<'ACCEPTED' | 'UNKNOWN_CARD'>;
+  /** Collection (issue 26, 26a): a credit on pay-in coordinates, pushed or polled. */
+  collectionCredit?(adapterId: string, credit: CollectionCredit): Promise<CreditReceipt>;
 }
 
 export interface AdapterRuntime {
@@ -139,6 +145,11 @@ const BUILT_INS: Record<AdapterKind, Record<string, BuiltIn>> = {
     http: (s, c) => createHttpCardIssuer(s, c as CardIssuerAdapterContext),
     none: () => undefined,
   },
+  collection: {
+    sandbox: (s, c, rt) => (sandboxOnly(rt, 'the sandbox collection bank'), createSandboxCollection(s, c as CollectionAdapterContext, rt.prisma)),
+    http: (s, c) => createHttpCollection(s, c as CollectionAdapterContext),
+    none: () => undefined,
+  },
 };
 
 /** The methods an implementation of each kind must have. */
@@ -155,6 +166,7 @@ const REQUIRED: Record<AdapterKind, string[]> = {
   uma: ['lookup', 'payRequest'],
   deposits: ['instructionsFor', 'matchKeyOf'],
   'card-issuer': ['provision', 'getProvisioning', 'setState', 'reveal', 'set3dsPassword'],
+  collection: ['railsFor', 'openCoordinates', 'closeCoordinates', 'listCredits'],
 };
 
 export const builtInNames = (kind: AdapterKind): string[] => Object.keys(BUILT_INS[kind]);
@@ -257,6 +269,10 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
         };
         return c;
       }
+      case 'collection': {
+        const c: CollectionAdapterContext = { ...base, reportCredit: (credit) => (rt.sinks.collectionCredit ? rt.sinks.collectionCredit(id, credit) : Promise.reject(new Error('collection is not wired in this process'))) };
+        return c;
+      }
       default:
         return base;
     }
@@ -276,7 +292,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
             const factory = BUILT_INS[kind][parsed.name];
             if (!factory) throw new Error(specProblem(kind, spec) ?? `unknown ${kind} adapter "${parsed.name}"`);
             // Card issuers' built-ins go by `card-<name>`: their webhook path and settings must not meet the rail's `http`.
-            id = kind === 'card-issuer' ? `card-${parsed.name}` : parsed.name;
+            id = kind === 'card-issuer' ? `card-${parsed.name}` : kind === 'collection' ? `collection-${parsed.name}` : parsed.name;
             create = (s, c) => factory(s, c, rt);
           } else {
             const mod = await loadAdapterModule(parsed.path, kind, rt.cwd);
@@ -293,6 +309,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
             kind === 'rail' ? guardRail(instance as RailAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
             : kind === 'stablecoin-issuer' ? guardIssuer(instance as StablecoinIssuer, config.PROVIDER_TIMEOUT_MS, context.logger)
             : kind === 'card-issuer' ? guardCardIssuer(instance as CardIssuerAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
+            : kind === 'collection' ? guardCollection(instance as CollectionAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
             : guardCalls(kind, instance as object, config.PROVIDER_TIMEOUT_MS);
           guardedRef = guarded;
           const b: Built = { kind, id, instance: guarded };
@@ -332,6 +349,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
   const uma = await buildOne('uma', config.UMA_PROVIDER, 'UMA_PROVIDER');
   const deposits = await buildOne('deposits', config.DEPOSIT_DETECTOR, 'DEPOSIT_DETECTOR');
   const cardIssuer = await buildOne('card-issuer', config.CARD_ISSUER ?? (sandbox ? 'sandbox' : 'none'), 'CARD_ISSUER');
+  const collection = await buildOne('collection', config.COLLECTION_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'COLLECTION_PROVIDER');
 
   const webhooks = new Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>>();
   for (const b of built) {
@@ -384,6 +402,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     uma: uma!.id,
     deposits: deposits!.id,
     'card-issuer': cardIssuer!.instance ? cardIssuer!.id : 'none',
+    collection: collection!.instance ? collection!.id : 'none',
   };
   const adapters: Adapters = {
     rails: router,
@@ -398,6 +417,7 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
     uma: uma!.instance as UmaCounterpartyAdapter,
     deposits: deposits!.instance as DepositDetector,
     cardIssuer: cardIssuer!.instance as CardIssuerAdapter | undefined,
+    collection: collection!.instance as CollectionAdapter | undefined,
     webhookHandler: (id) => webhooks.get(id),
     summary,
     async close() {

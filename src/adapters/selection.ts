@@ -28,6 +28,7 @@ export const BUILT_IN_ADAPTERS = {
   uma: ['sandbox', 'uma-protocol'],
   deposits: ['sandbox'],
   'card-issuer': ['sandbox', 'http', 'none'],
+  collection: ['sandbox', 'http', 'none'],
 } as const;
 
 /** Why a spec cannot name an adapter of this kind (unknown built-in), or undefined. */

@@ -122,6 +122,9 @@ export const GLOBAL_MODELS = new Set([
   // issue 26: the sandbox stablecoin issuer's simulated provider, read and written only by that adapter.
   'SandboxIssuerOperation',
   'SandboxIssuerClient',
+  // Issue 26 (26a): credits a provider reported (an unmatched one has no platform; reads scope by platformId
+  // explicitly), the sweep's queue of accounts, the poll cursors, and the sandbox collection provider's records.
+  'CollectionCredit', 'CollectionAccountDue', 'CollectionPollCursor', 'SandboxCollectionCredit',
 ]);
 /** The one model whose own id is the platform id. */
 const PLATFORM_MODEL = 'Platform';

@@ -52,7 +52,10 @@ export type ResourceType =
   | 'StablecoinProviderAccount'
   | 'Stablecoin'
   | 'StablecoinOperation'
-  | 'SandboxIssuerOperation';
+  | 'SandboxIssuerOperation'
+  // issue 26 (26a): pay-in coordinates and the credits reported on them
+  | 'CollectionCoordinates'
+  | 'CollectionCredit';
 
 /**
  * Random bytes for ids, drawn from the CSPRNG 4 KiB at a time: `uuid` asks crypto.getRandomValues for

@@ -5,6 +5,7 @@ import type {
   ScaChallenge, ScaFactor, ScaFactorReset, Transaction, UmaInvitation, Verification, WebhookEvent,
 } from '../generated/prisma/client.js';
 import type { AgentAction } from '../generated/prisma/client.js';
+import type { CollectionCoordinates } from '../generated/prisma/client.js';
 import type { Clock } from './clock.js';
 import type { TenantDb, TenantTx } from './db.js';
 import { ConflictError, invariant } from './errors.js';
@@ -119,6 +120,7 @@ interface StatusTables {
   stablecoin_operations: { row: StablecoinOperation; column: 'status' };
   internal_accounts: { row: InternalAccount; column: 'status' };
   agent_actions: { row: AgentAction; column: 'status' };
+  collection_coordinates: { row: CollectionCoordinates; column: 'status' };
 }
 export type StatusTable = keyof StatusTables;
 export type RowOf<T extends StatusTable> = StatusTables[T]['row'];
@@ -149,6 +151,7 @@ const STATUS_TABLES: { readonly [T in StatusTable]: { readonly columns: readonly
   stablecoin_operations: { columns: ['status'], touch: true, scope: 'platform_id' },
   internal_accounts: { columns: ['status'], touch: true, scope: 'platform_id' },
   agent_actions: { columns: ['status'], touch: true, scope: 'platform_id' },
+  collection_coordinates: { columns: ['status'], touch: true, scope: 'platform_id' },
 };
 
 /** A lifecycle bound to the column that stores it (declared once, in the domain's repo or service). */

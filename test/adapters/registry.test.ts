@@ -82,7 +82,7 @@ describe('RAIL_ADAPTERS syntax (checked by loadConfig)', () => {
 describe('building the adapters at start', () => {
   it('defaults to the sandbox everywhere in sandbox', async () => {
     const a = await build({});
-    expect(a.summary).toEqual({ 'rail:*': 'sandbox', kyc: 'sandbox', fx: 'sandbox', notifier: 'sandbox', liveness: 'sandbox', storage: 'local', 'beneficiary-check': 'sandbox', 'bank-link': 'sandbox', uma: 'sandbox', deposits: 'sandbox', 'stablecoin-issuer': 'sandbox', 'card-issuer': 'card-sandbox' });
+    expect(a.summary).toEqual({ 'rail:*': 'sandbox', kyc: 'sandbox', fx: 'sandbox', notifier: 'sandbox', liveness: 'sandbox', storage: 'local', 'beneficiary-check': 'sandbox', 'bank-link': 'sandbox', uma: 'sandbox', deposits: 'sandbox', 'stablecoin-issuer': 'sandbox', 'card-issuer': 'card-sandbox', collection: 'collection-sandbox' });
     expect(a.liveness).toBeDefined();
   });
 

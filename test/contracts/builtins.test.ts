@@ -35,6 +35,8 @@ import { cardIssuerContext, describeCardIssuerContract } from './card-issuer.con
 import { describeCustodyContract } from './custody.contract.js';
 import { createSandboxCustody } from '../../src/adapters/custody/sandbox/index.js';
 import { sealingKeyOf } from '../../src/adapters/custody/sealing.js';
+import { describeCollectionContract } from './collection.contract.js';
+import { sandboxCollectionHarness } from './collection.harness.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -128,3 +130,5 @@ describeCustodyContract('sandbox', async () => {
     },
   };
 });
+// Issue 26 (26a): the sandbox collection bank (its credits in Postgres; pushes signed with its HMAC secret).
+describeCollectionContract('sandbox', sandboxCollectionHarness);

@@ -14,6 +14,8 @@ import { describeStorageContract } from './storage.contract.js';
 import { describeBankLinkContract } from './bank-link.contract.js';
 import { describeBeneficiaryCheckContract } from './beneficiary-check.contract.js';
 import { describeIssuerContract } from './stablecoin-issuer.contract.js';
+import { collectionContext, describeCollectionContract } from './collection.contract.js';
+import type { CollectionAdapter } from '../../src/adapters/collection/port.js';
 import { harnessFor } from './stablecoin-issuer.harness.js';
 import { describeUmaContract } from './uma.contract.js';
 import { describeDepositsContract } from './deposits.contract.js';
@@ -80,5 +82,13 @@ export async function describeModuleContract(kind: AdapterKind, modulePath: stri
       return describeUmaContract(name, async () => ({ adapter: (await build()).adapter, receiver: fixtures.receiver, unknown: fixtures.unknown, currency: fixtures.currency ?? 'USD', amount: BigInt(fixtures.amount ?? 1000) }));
     case 'deposits':
       return describeDepositsContract(name, async () => ({ adapter: (await build()).adapter, ...(fixtures.currencies ? { currencies: fixtures.currencies } : {}) }));
+    case 'collection':
+      // Issue 26 (26a): the module's fixtures say how its provider receives and pushes a credit (each gets the built adapter).
+      if (typeof fixtures.deliver !== 'function' || typeof fixtures.push !== 'function' || typeof fixtures.pushForged !== 'function') throw new Error('a collection module exports contract { currency?, unservedRail?, deliver(credit, adapter), push(message, adapter), pushForged(message, adapter) } for its contract test');
+      return describeCollectionContract(name, async () => {
+        const context = collectionContext(mod.id);
+        const adapter = (await mod.create(settings, context)) as CollectionAdapter;
+        return { adapter, reported: context.reported, currency: fixtures.currency ?? 'USD', ...(fixtures.unservedRail ? { unservedRail: fixtures.unservedRail } : {}), deliver: (c) => fixtures.deliver(c, adapter), push: (m) => fixtures.push(m, adapter), pushForged: (m) => fixtures.pushForged(m, adapter) };
+      });
   }
 }

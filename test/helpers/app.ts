@@ -76,6 +76,9 @@ export async function createTestEnv(env: Record<string, string> = {}, opts: Buil
     WEBHOOK_RETRY_MAX_MS: '400',
     WEBHOOK_TIMEOUT_MS: '2000',
     OUTBOX_RELAY_INTERVAL_MS: '50',
+    // Issue 26 (26a): pay-in coordinates open by a worker loop and announce themselves; tests of other features would
+    // see those events at unpredictable times. Tests of pay-ins ask for the sandbox bank (COLLECTION_PROVIDER=sandbox).
+    COLLECTION_PROVIDER: 'none',
     // Through PgBouncer < 1.21 (.ci/pgbouncer-tests): no named prepared statements.
     ...(process.env.DATABASE_PREPARED_STATEMENTS ? { DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS } : {}),
     // Production refuses to start without a sealing key (issue 14); tests that run production get a fixed one.

@@ -39,7 +39,7 @@ const RUNS_PER_OPERATION = Math.max(3, Math.ceil(TOTAL_RUNS / operations.length)
 beforeAll(async () => {
   // The fuzzer's credential must not run into the per-credential rate limit.
   // Error-level log lines are kept (not printed), so a 5xx names its cause in the failure message.
-  env = await createTestEnv({ RATE_LIMIT_MAX: '10000000', LOG_LEVEL: 'error' }, { logStream: { write: keepErrorLine } });
+  env = await createTestEnv({ RATE_LIMIT_MAX: '10000000', LOG_LEVEL: 'error', COLLECTION_PROVIDER: 'sandbox' }, { logStream: { write: keepErrorLine } });
   p = await env.platform();
   const { customerId, accounts } = await anApprovedCustomer(env, p, ['USD', 'EUR']);
   known.customer = [customerId];

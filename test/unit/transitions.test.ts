@@ -12,6 +12,7 @@ import { bulkImportLifecycle } from '../../src/domains/bulk-customers/bulk-custo
 import { deliveryLifecycle } from '../../src/domains/webhooks/webhooks.model.js';
 import { quoteLifecycle, refundLifecycle, transactionLifecycle } from '../../src/domains/payments/transactions.model.js';
 import { agentActionLifecycle } from '../../src/domains/agents/agents.model.js';
+import { coordinatesLifecycle } from '../../src/domains/collection/collection.model.js';
 
 /**
  * Every lifecycle's documented moves, written out independently of its transition table as
@@ -190,6 +191,13 @@ const DOCUMENTED: Documented[] = [
     moves: ['approve: PENDING_APPROVAL>APPROVED', 'reject: PENDING_APPROVAL>REJECTED', 'expire: PENDING_APPROVAL>FAILED', 'fail: APPROVED>FAILED'],
     terminal: ['REJECTED', 'FAILED'],
     code: 'AGENT_ACTION_NOT_PENDING',
+  },
+  {
+    // Issue 26 (26a): pay-in coordinates of one account on one rail (docs/decisions.md 26a).
+    lifecycle: coordinatesLifecycle,
+    moves: ['open: PENDING>OPEN', 'reject: PENDING>FAILED', 'close: OPEN>CLOSING', 'closed: CLOSING>CLOSED', 'abandon: PENDING>CLOSED'],
+    terminal: ['CLOSED', 'FAILED'],
+    code: 'INVALID_STATE_TRANSITION',
   },
 ];
 

@@ -161,7 +161,7 @@ export function CustomerPage({ id }: { id: string }) {
               <tbody>
                 {accounts.data.data.map((a) => (
                   <tr key={a.id}>
-                    <td className="mono">{a.type === 'EMBEDDED_WALLET' ? <a href={href(`/wallets/${a.id}`)}>{a.id} (embedded wallet)</a> : a.id}</td>
+                    <td className="mono">{a.type === 'EMBEDDED_WALLET' ? <><a href={href(`/accounts/${a.id}`)}>{a.id}</a> (<a href={href(`/wallets/${a.id}`)}>embedded wallet</a>)</> : <a href={href(`/accounts/${a.id}`)}>{a.id}</a>}</td>
                     <td className="num">
                       <Money amount={a.balance.amount} currency={a.balance.currency} />
                     </td>

@@ -10,7 +10,8 @@ export function internalAccountResource(a: InternalAccount) {
     status: a.status,
     balance: toWireAmount({ amount: a.availableBalance, currency: a.currency }),
     totalBalance: toWireAmount({ amount: a.availableBalance + a.heldBalance, currency: a.currency }),
-    fundingPaymentInstructions: [],
+    // Issue 26 (26a): kept by src/domains/collection from the account's open coordinates.
+    fundingPaymentInstructions: Array.isArray(a.fundingPaymentInstructions) ? a.fundingPaymentInstructions : [],
     createdAt: a.createdAt.toISOString(),
     updatedAt: a.updatedAt.toISOString(),
   };

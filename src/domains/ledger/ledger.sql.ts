@@ -87,7 +87,7 @@ function balanceResourceSql(b: string): string {
     'id', ${b}.id, 'customerId', ${b}.customer_id, 'type', ${b}.type, 'status', ${b}.status,
     'balance', jsonb_build_object('amount', ${b}.available_balance, 'currency', ${b}.currency_json),
     'totalBalance', jsonb_build_object('amount', ${b}.available_balance + ${b}.held_balance, 'currency', ${b}.currency_json),
-    'fundingPaymentInstructions', '[]'::jsonb, 'createdAt', ${iso('created_at')}, 'updatedAt', ${iso('updated_at')})`;
+    'fundingPaymentInstructions', ${b}.funding_payment_instructions, 'createdAt', ${iso('created_at')}, 'updatedAt', ${iso('updated_at')})`;
 }
 
 function internalDeltas(postings: Posting[]): Array<{ id: string; currency: string; available: bigint; held: bigint }> {

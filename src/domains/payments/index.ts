@@ -56,6 +56,8 @@ export { getTransaction } from './transactions.service.js';
 export { transactionResource } from './transactions.resource.js';
 /** Incoming payments (uma). */
 export { creditIncomingPayment, receiveIncomingPayment, type IncomingPayment } from './transactions.incoming.js';
+/** Pay-in coordinates (src/domains/collection, issue 26): a credit that could not be applied (COLLECTION_FAILED). */
+export { recordFailedIncoming } from './transactions.incoming.js';
 /** The port src/domains/uma implements for quotes to UMA addresses, bound by src/modules.ts. */
 export { bindUmaDestinations, type ResolvedDestination, type StoredUmaPayment, type UmaCurrencyLimits, type UmaDestinations } from './quotes.destinations.js';
 /** Payout outcomes pushed by rail adapters (src/adapter-sinks.ts). */

@@ -9,6 +9,9 @@ import { defaultPaymentRail } from '../fees/index.js';
 import { beginExecution } from './quotes.service.js';
 import { insertCreditedIncoming } from './money-path.repo.js';
 import { transactionResource } from './transactions.resource.js';
+import { transactionTransitions } from './transactions.model.js';
+import { transactionStatus } from './transactions.repo.js';
+import type { TenantTx } from '../../platform/db.js';
 
 /** A payment to one of the platform's customers, as the network it came over reports it (today: UMA). */
 export interface IncomingPayment {
@@ -108,6 +111,26 @@ export async function receiveIncomingPayment(ctx: Ctx, p: IncomingPayment): Prom
 export async function creditIncomingPayment(ctx: Ctx, f: Omit<CreditedFields, 'platformId'>, journal: { key: string; kind: string; postings: Posting[] }): Promise<Transaction> {
   noteIdempotentResource(ctx, f.id);
   return insertCreditedIncoming(ctx, creditedIncomingRow({ ...f, platformId: ctx.platformId }), journal);
+}
+
+/**
+ * The one writer of an incoming payment that arrived but could not be credited (REF
+ * IncomingTransactionFailureReason; COLLECTION_FAILED: a credit on pay-in coordinates of a FROZEN or CLOSED
+ * account, src/domains/collection): the transaction inserted FAILED with the history of its moves (execute,
+ * fail) and INCOMING_PAYMENT.FAILED, in the caller's transaction (which records why the money is held). No
+ * money moves: the collection provider keeps the funds until they are released or returned.
+ */
+export async function recordFailedIncoming(ctx: Ctx, tx: TenantTx, f: Omit<CreditedFields, 'platformId'>, failureReason: string): Promise<Transaction> {
+  const row = { ...creditedIncomingRow({ ...f, platformId: ctx.platformId }), status: 'FAILED', failureReason, settledAt: null };
+  const created = await tx.transaction.create({ data: row as never });
+  await tx.statusChange.createMany({
+    data: (['execute', 'fail'] as const).map((event) => ({
+      id: newId('StatusChange'), platformId: ctx.platformId, machine: transactionStatus.machine, resourceId: created.id, event,
+      fromStatus: transactionTransitions[event].from[0], toStatus: transactionTransitions[event].to, reason: failureReason, createdAt: created.createdAt,
+    })),
+  });
+  await recordEvent(tx, 'INCOMING_PAYMENT.FAILED', transactionResource(created));
+  return created;
 }
 
 type CreditedFields = Pick<Transaction, 'id' | 'platformId' | 'customerId' | 'platformCustomerId' | 'sourceAccountId' | 'destinationAccountId' | 'paymentRail' | 'identifierLast3' | 'sentAmount' | 'sendingCurrency' | 'receivedAmount' | 'receivingCurrency' | 'createdAt'> &
