@@ -13,9 +13,9 @@ import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimsInsertSql, takenError, type IdempotencyClaim } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
 import { InsufficientFundsError, journalsCtes, type Posting } from '../ledger/index.js';
-import { holdPostings } from './payment-postings.js';
+import { holdJournal, settleJournal, type PaymentJournal } from './payment-postings.js';
 import { transactionResource } from './transactions.resource.js';
-import { eventPrefix, quoteStatus, transactionStatus } from './transactions.repo.js';
+import { eventPrefix, quoteStatus, refundStatus, transactionStatus } from './transactions.repo.js';
 import { transactionLifecycle, transactionTransitions } from './transactions.model.js';
 
 /**
@@ -266,13 +266,13 @@ function startCtes(s: OneStatement, platformId: string, list: Array<{ started: {
     at,
     prefix: 'hold',
     after: after ? [after] : [],
-    journals: list.map(({ started: { transaction: t } }) => ({ key: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, postings: holdPostings(t) })),
+    journals: list.map(({ started: { transaction: t } }) => holdJournal(t)),
   });
 }
 
-/** CTE `tev`: the transaction's events, one per state in `states`, in order. */
-function transactionEventsCte(s: OneStatement, platformId: string, states: Transaction[]): void {
-  s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId, type: `${eventPrefix(state)}.${state.status}`, data: new JsonText(jsonText(transactionResource(state))) })));
+/** CTE `tev`: the transaction's events, one per state in `states`, in order (by default <PREFIX>.<STATUS>). */
+function transactionEventsCte(s: OneStatement, platformId: string, states: Transaction[], status = (t: Transaction): string => t.status): void {
+  s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId, type: `${eventPrefix(state)}.${status(state)}`, data: new JsonText(jsonText(transactionResource(state))) })));
 }
 
 /**
@@ -414,7 +414,7 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
     at: now,
     prefix: 'settle',
     after: ['cas'],
-    journals: list.map(({ t, postings }) => ({ key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings })),
+    journals: list.map(({ t, postings }) => settleJournal(t, postings)),
   });
   transactionEventsCte(s, ctx.platformId, settled);
   return s;
@@ -438,4 +438,28 @@ export async function claimSubmissions(pool: pg.Pool, items: ReadonlyArray<{ pla
     [now, items.map((i) => i.platformId), items.map((i) => i.transactionId)],
   );
   return modelRows<Transaction>(r);
+}
+
+/**
+ * The one writer of a completed refund, one statement: the refund's compare-and-set PENDING → COMPLETED
+ * (transition()'s `complete` of the refund lifecycle, with its history row), its journal (a release or a
+ * return: refundJournal, payment-postings.ts) with the balance moves and their events, then
+ * <PREFIX>.REFUND_COMPLETED. A refund no longer PENDING (completed or failed by another run) is left
+ * alone (false). Errors: 400 INSUFFICIENT_FUNDS (a bucket would go negative; nothing written).
+ */
+export async function completeRefund(ctx: Ctx, t: Transaction, journal: PaymentJournal): Promise<boolean> {
+  const now = ctx.clock.now();
+  const s = new OneStatement();
+  transitionCtes(s, ctx, refundStatus, 'complete', t.id, { name: 'rf', set: { updatedAt: now, refundSettledAt: now } });
+  s.require('rf', 1, 'REFUND_NOT_PENDING');
+  journalsCtes(s, { platformId: ctx.platformId, at: now, prefix: 'refund', after: ['rf'], journals: [journal] });
+  const refunded: Transaction = { ...t, refundStatus: 'COMPLETED', refundSettledAt: now, updatedAt: now };
+  transactionEventsCte(s, ctx.platformId, [refunded], (r) => `REFUND_${r.refundStatus}`);
+  try {
+    await s.run(poolOf(ctx.prisma));
+    return true;
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'REFUND_NOT_PENDING') return false;
+    throw startError(err, t, undefined);
+  }
 }

@@ -2,92 +2,30 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import type { Transaction } from '../../generated/prisma/client.js';
-import { postJournal, systemAccount, type Posting } from '../ledger/index.js';
+import type { Posting } from '../ledger/index.js';
 import { railFor } from '../../adapters/rails/registry.js';
 import { getPayoutDestination, getPayoutDestinations } from '../external-accounts/index.js';
 import { RailError, type PayoutRequest, type PayoutResult, type RailAdapter } from '../../adapters/rails/port.js';
 import { startRefund, transitionRefund, transitionTransaction } from './transactions.repo.js';
 import { refundReasonFor } from './transactions.model.js';
 import { umaPayoutDestination } from './settlement.uma.js';
-import { holdPostings } from './payment-postings.js';
-import { claimSubmissions, settlePayment, settlePayments, type RailSubmission } from './money-path.repo.js';
+import { holdPostings, refundJournal, settlePostings, type PostingAccounts } from './payment-postings.js';
+import { claimSubmissions, completeRefund, settlePayment, settlePayments, type RailSubmission } from './money-path.repo.js';
 import { poolOf } from '../../platform/db.js';
 
 export { holdPostings };
 
-
-function deliveryPostings(t: Transaction, sign: 1n | -1n): Posting[] {
-  const net = t.sentAmount - t.fees;
-  const out: Posting[] = [];
-  const target =
-    t.destinationKind === 'INTERNAL'
-      ? { account: t.destinationAccountId!, bucket: 'AVAILABLE' as const }
-      : t.destinationKind === 'UMA'
-        ? // Paid to a UMA counterparty's invoice: what it owes the receiver clears through UMA_CLEARING.
-          { account: systemAccount('UMA_CLEARING', t.receivingCurrency), bucket: 'SYSTEM' as const }
-        : { account: systemAccount('RAIL_CLEARING', t.receivingCurrency, t.paymentRail ?? 'NONE'), bucket: 'SYSTEM' as const };
-  if (t.sendingCurrency === t.receivingCurrency) {
-    out.push({ ...target, currency: t.receivingCurrency, amount: sign * net });
-  } else {
-    out.push({ account: systemAccount('FX', t.sendingCurrency), bucket: 'SYSTEM', currency: t.sendingCurrency, amount: sign * net });
-    out.push({ account: systemAccount('FX', t.receivingCurrency), bucket: 'SYSTEM', currency: t.receivingCurrency, amount: -sign * t.receivedAmount });
-    out.push({ ...target, currency: t.receivingCurrency, amount: sign * t.receivedAmount });
-  }
-  return out;
+/** The accounts a payment's posting rules name besides its own (payment-postings.ts), read before its write. */
+async function postingAccounts(db: Pick<TenantTx, 'internalAccount'>, t: Transaction, refund = false): Promise<PostingAccounts> {
+  const platformFeeAccount = t.platformFees > 0n ? await db.internalAccount.findFirst({ where: { customerId: null, currency: t.sendingCurrency }, select: { id: true, availableBalance: true } }) : null;
+  if (!refund || t.type !== 'INCOMING') return { platformFeeAccount };
+  const fallback = await db.internalAccount.findFirst({ where: { customerId: t.customerId, currency: t.receivingCurrency }, select: { id: true } });
+  return { platformFeeAccount, fallbackAccountId: fallback?.id ?? null };
 }
 
-async function platformAccountId(tx: Pick<TenantTx, 'internalAccount'>, currency: string): Promise<string | null> {
-  const a = await tx.internalAccount.findFirst({ where: { customerId: null, currency } });
-  return a?.id ?? null;
-}
-
-export async function settlePostings(tx: Pick<TenantTx, 'internalAccount'>, t: Transaction): Promise<Posting[]> {
-  // An incoming payment paid out to an external account comes from a system account (UMA_CLEARING), held nowhere.
-  const fromSystem = t.sourceAccountId.startsWith('system:');
-  const out: Posting[] = [{ account: t.sourceAccountId, bucket: fromSystem ? 'SYSTEM' : 'HELD', currency: t.sendingCurrency, amount: -t.sentAmount }];
-  if (t.platformFees > 0n) {
-    const feeAccount = await platformAccountId(tx, t.sendingCurrency);
-    // Checked at quote creation; the account cannot be deleted, so this is a programmer error.
-    if (!feeAccount) throw new Error(`platform has no ${t.sendingCurrency} account for fee of ${t.id}`);
-    out.push({ account: feeAccount, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: t.platformFees });
-  }
-  if (t.serviceFees > 0n) out.push({ account: systemAccount('SERVICE_FEES', t.sendingCurrency), bucket: 'SYSTEM', currency: t.sendingCurrency, amount: t.serviceFees });
-  return [...out, ...deliveryPostings(t, 1n)];
-}
-
-/**
- * The settle journal reversed. The platform's fee comes back out of its account as far as its
- * available balance allows; a shortfall is booked to FEE_REVERSAL_RECEIVABLE (owed by the
- * platform) so the customer's refund never waits on the platform's balance.
- */
-async function returnPostings(tx: TenantTx, t: Transaction): Promise<Posting[]> {
-  const out: Posting[] = [{ account: t.sourceAccountId, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: t.sentAmount }];
-  if (t.platformFees > 0n) {
-    const feeAccountId = (await platformAccountId(tx, t.sendingCurrency))!;
-    const feeAccount = await tx.internalAccount.findUniqueOrThrow({ where: { id: feeAccountId } });
-    const fromAccount = feeAccount.availableBalance < t.platformFees ? feeAccount.availableBalance : t.platformFees;
-    if (fromAccount > 0n) out.push({ account: feeAccountId, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: -fromAccount });
-    if (t.platformFees - fromAccount > 0n) {
-      out.push({ account: `system:FEE_REVERSAL_RECEIVABLE:${t.sendingCurrency}`, bucket: 'SYSTEM', currency: t.sendingCurrency, amount: -(t.platformFees - fromAccount) });
-    }
-  }
-  if (t.serviceFees > 0n) out.push({ account: systemAccount('SERVICE_FEES', t.sendingCurrency), bucket: 'SYSTEM', currency: t.sendingCurrency, amount: -t.serviceFees });
-  return [...out, ...deliveryPostings(t, -1n)];
-}
-
-const releasePostings = (t: Transaction): Posting[] => holdPostings(t).map((p) => ({ ...p, amount: -p.amount }));
-
-/**
- * An incoming payment whose payout to the customer's external account failed (or came back): the
- * money goes to the customer's internal account in that currency instead, never lost.
- */
-async function incomingRefundPostings(tx: TenantTx, t: Transaction, settled: boolean): Promise<Posting[]> {
-  const fallback = await tx.internalAccount.findFirst({ where: { customerId: t.customerId, currency: t.receivingCurrency } });
-  if (!fallback) throw new Error(`customer of incoming payment ${t.id} has no ${t.receivingCurrency} account`);
-  // Not settled: still in the source (UMA_CLEARING). Settled: the delivery is reversed (the source's
-  // debit and the fallback's credit then cancel out on the source).
-  const from = settled ? deliveryPostings(t, -1n) : [{ account: t.sourceAccountId, bucket: 'SYSTEM' as const, currency: t.sendingCurrency, amount: -t.sentAmount }];
-  return [...from, { account: fallback.id, bucket: 'AVAILABLE', currency: t.receivingCurrency, amount: t.receivedAmount }];
+/** The settle journal's legs of a PROCESSING payment. */
+export async function settlePostingsOf(db: Pick<TenantTx, 'internalAccount'>, t: Transaction): Promise<Posting[]> {
+  return settlePostings(t, await postingAccounts(db, t));
 }
 
 /** The destination's account details, read (and unsealed) at submission, even if deleted since. */
@@ -125,7 +63,7 @@ export type StepOutcome = { next: 'DONE' } | { next: 'POLL'; afterMs: number } |
 /** Marks a processing payment COMPLETED and posts the settle journal, once. */
 async function complete(ctx: Ctx, t: Transaction): Promise<void> {
   if (t.status !== 'PROCESSING') return;
-  await settlePayment(ctx, t, await settlePostings(ctx.db, t));
+  await settlePayment(ctx, t, await settlePostingsOf(ctx.db, t));
 }
 
 /** Marks a processing payment FAILED and starts its refund, once. */
@@ -214,7 +152,7 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
     // Issue 12: the rail's reference and the settlement in one statement (money-path.repo.ts). Without a
     // bank return to watch for, the statement also ends the check schedule, so nothing is left to schedule.
     const done = completedAtOnce(deps, ctx, t, result);
-    await settlePayment(ctx, t, await settlePostings(ctx.db, t), done.submission);
+    await settlePayment(ctx, t, await settlePostingsOf(ctx.db, t), done.submission);
     return done.outcome;
   }
   await recordSubmission(deps, ctx, t, result.reference);
@@ -282,7 +220,7 @@ export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platf
             return;
           }
           const done = completedAtOnce(deps, ctx, t, result);
-          completed.push({ ctx, t, postings: await settlePostings(ctx.db, t), submission: done.submission, outcome: done.outcome });
+          completed.push({ ctx, t, postings: await settlePostingsOf(ctx.db, t), submission: done.submission, outcome: done.outcome });
         }),
       );
     }),
@@ -409,23 +347,17 @@ export async function refundPayment(deps: AppDeps, platformId: string, transacti
     if (r.status === 'PENDING') throw new RefundPending();
     ok = r.status === 'COMPLETED';
   }
-  await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
-    if (fresh.refundStatus !== 'PENDING') return;
-    if (!ok) {
-      // Funds stay where they are (held, or with the rail) for an operator to resolve.
-      await transitionRefund(ctx, tx, fresh, 'fail');
-      return;
-    }
-    const settled = fresh.settledAt !== null;
-    await postJournal(ctx, tx, {
-      key: `${t.id}:${settled ? 'return' : 'release'}`,
-      kind: settled ? 'PAYMENT_RETURN' : 'PAYMENT_RELEASE',
-      referenceId: t.id,
-      postings: fresh.type === 'INCOMING' ? await incomingRefundPostings(tx, fresh, settled) : settled ? await returnPostings(tx, fresh) : releasePostings(fresh),
+  if (!ok) {
+    // Funds stay where they are (held, or with the rail) for an operator to resolve.
+    await ctx.db.$transaction(async (tx) => {
+      const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+      if (fresh.refundStatus === 'PENDING') await transitionRefund(ctx, tx, fresh, 'fail');
     });
-    await transitionRefund(ctx, tx, fresh, 'complete');
-  });
+    return;
+  }
+  // The refund's one writer (money-path.repo.ts): its move, journal and events in one statement; a
+  // refund another run completed meanwhile is left alone.
+  await completeRefund(ctx, t, refundJournal(t, await postingAccounts(ctx.db, t, true)));
 }
 
 /** Thrown so the queue retries the refund later. */

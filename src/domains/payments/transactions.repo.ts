@@ -17,7 +17,7 @@ type TxData = Partial<Pick<Transaction, 'failureReason' | 'railReference' | 'sub
 /** Where the payment lifecycles live (money-path.repo.ts composes the same moves into its statements). */
 export const transactionStatus = statusColumn(transactionLifecycle, 'transactions', 'status');
 export const quoteStatus = statusColumn(quoteLifecycle, 'quotes', 'status');
-const refundStatus = statusColumn(refundLifecycle, 'transactions', 'refund_status');
+export const refundStatus = statusColumn(refundLifecycle, 'transactions', 'refund_status');
 
 /**
  * The one way a transaction's status changes: transition() — a compare-and-set on the statuses the
