@@ -93,6 +93,15 @@ export class OneStatement {
   }
 }
 
+/**
+ * Rows another domain adds to a writer's statement (a consumed SCA challenge): its CTEs and guards, and
+ * the error a refusal of its guards means to the request (undefined: not its guard).
+ */
+export interface StatementPart {
+  add(s: OneStatement): void;
+  refusal(code: string): Error | undefined;
+}
+
 /** A Prisma client or interactive transaction: what `runIn` needs of it. */
 export interface RawRunner {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;

@@ -136,6 +136,26 @@ describe('one writer per payment start', () => {
   });
 });
 
+describe('one writer per quote created PENDING', () => {
+  it('POST /quotes without immediatelyExecute, keyed: quote and transaction PENDING, their event and the key record, replayed from them', async () => {
+    const s = await setup();
+    const res = await s.p.request({ method: 'POST', url: '/quotes', payload: body(s, 1_400, false), headers: { 'idempotency-key': 'pending' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const q = res.json();
+    const prisma = env.deps.prisma;
+    const t = await prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } });
+    expect([t.status, t.sentAmount, (await prisma.quote.findUniqueOrThrow({ where: { id: q.id } })).status]).toEqual(['PENDING', 1_400n, 'PENDING']);
+    const events = (await prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId } })).filter((e) => (e.data as { id: string }).id === t.id);
+    expect(events.map((e) => [e.type, (e.data as { status: string }).status])).toEqual([['OUTGOING_PAYMENT.PENDING', 'PENDING']]);
+    const record = await prisma.idempotencyRecord.findUniqueOrThrow({ where: { platformId_key: { platformId: s.p.platformId, key: 'pending' } } });
+    expect([record.state, record.resourceId]).toEqual(['COMMITTED', q.id]);
+    expect(await prisma.ledgerJournal.count({ where: { platformId: s.p.platformId, referenceId: t.id } })).toBe(0);
+    const again = await s.p.request({ method: 'POST', url: '/quotes', payload: body(s, 1_400, false), headers: { 'idempotency-key': 'pending' } });
+    expect([again.statusCode, again.json().id]).toEqual([201, q.id]);
+    expect(await prisma.quote.count({ where: { platformId: s.p.platformId } })).toBe(1);
+  });
+});
+
 describe('one writer per incoming credit', () => {
   async function creditRows(s: Setup, transactionId: string) {
     const prisma = env.deps.prisma;

@@ -7,7 +7,7 @@ import { checkedAfterKeyLookup, keysPlannedAsOne } from '../../platform/sql/plan
 import { newId } from '../../platform/ids.js';
 import { merged } from '../../platform/objects.js';
 import { jsonText } from '../../platform/outbox.js';
-import { JsonText, OneStatement, OneStatementRefused, runIn, type RawRunner } from '../../platform/one-statement.js';
+import { JsonText, OneStatement, OneStatementRefused, runIn, type RawRunner, type StatementPart } from '../../platform/one-statement.js';
 import { IllegalTransitionError, transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimsInsertSql, takenError, type IdempotencyClaim } from '../../platform/idempotency.js';
@@ -189,6 +189,8 @@ export interface StartMove {
   where?: Prisma.Sql;
   /** Columns the start also sets on the transaction (an agent's counted amount, a cleared pendingReason). */
   set?: Partial<Pick<Transaction, 'agentId' | 'agentCountedAmount' | 'pendingReason'>>;
+  /** What else the start's statement writes, guarded before the start itself (a consumed SCA challenge). */
+  part?: StatementPart;
 }
 
 /**
@@ -203,17 +205,23 @@ export async function startPaymentIn(ctx: Ctx, tx: RawRunner, t: Transaction, mo
   const now = ctx.clock.now();
   const started: Transaction = { ...t, ...move.set, status: 'PROCESSING', pendingReason: null, updatedAt: now };
   const s = new OneStatement();
+  move.part?.add(s);
   startMoveCtes(s, ctx, started, move);
   if (move.hold) startCtes(s, ctx.platformId, [{ started: { transaction: started }, eventStates: [started] }], 'cas');
   else transactionEventsCte(s, ctx.platformId, [started]);
   try {
     await runIn(s, tx);
   } catch (err) {
-    if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') throw new InsufficientFundsError(t.sourceAccountId);
-    if (err instanceof OneStatementRefused && err.code === 'QUOTE_NOT_PENDING') throw new IllegalTransitionError(transactionLifecycle, move.event, t.status, t.id);
+    if (err instanceof OneStatementRefused) throw move.part?.refusal(err.code) ?? startInError(err, t, move);
     throw err;
   }
   return started;
+}
+
+function startInError(err: OneStatementRefused, t: Transaction, move: StartMove): Error {
+  if (err.code === 'INSUFFICIENT_FUNDS') return new InsufficientFundsError(t.sourceAccountId);
+  if (err.code === 'QUOTE_NOT_PENDING') return new IllegalTransitionError(transactionLifecycle, move.event, t.status, t.id);
+  return err;
 }
 
 /**
@@ -241,16 +249,52 @@ function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
 /** Journal, entries and outbox rows of a started payment and its Idempotency-Key record, then the statement itself. */
 async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, eventStates: Transaction[], after: string): Promise<StartedPayment> {
   startCtes(s, ctx.platformId, [{ started, eventStates }], after);
+  await runClaimed(ctx, s, started.quote.id, started.transaction);
+  return started;
+}
+
+/**
+ * Runs a writer's statement on its own (autocommit) with the request's Idempotency-Key record (CTE `idem`,
+ * naming `resourceId`), and marks the claim committed once it is. Errors: startError's.
+ */
+async function runClaimed(ctx: Ctx, s: OneStatement, resourceId: string, t: Transaction): Promise<void> {
   const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
-  if (claim) claim.resourceId = started.quote.id;
+  if (claim) claim.resourceId = resourceId;
   claimsCte(s, claim ? [claim] : []);
   try {
     await s.run(poolOf(ctx.prisma));
   } catch (err) {
-    throw startError(err, started.transaction, claim);
+    throw startError(err, t, claim);
   }
   if (claim) claimCommitted(claim);
-  return started;
+}
+
+/**
+ * The one writer of a quote created PENDING (POST /quotes without immediatelyExecute; a real-time funded or
+ * UMA quote): the quote and its transaction, a real-time quote's funding instructions, OUTGOING_PAYMENT.PENDING
+ * and the request's Idempotency-Key record — one statement. Errors: 409 CONFLICT (the Idempotency-Key was taken).
+ */
+export async function insertPendingQuote(ctx: Ctx, pending: StartedPayment, instructions: ReadonlyArray<Record<string, unknown>>): Promise<StartedPayment> {
+  await runClaimed(ctx, pendingQuoteStatement(ctx, pending, instructions), pending.quote.id, pending.transaction);
+  return pending;
+}
+
+/**
+ * insertPendingQuote's statement in the caller's transaction, for a quote whose creation also opens an SCA
+ * challenge or starts an agent's payment (the transaction's commit writes the Idempotency-Key record: claimingDb).
+ */
+export async function insertPendingQuoteIn(ctx: Ctx, tx: RawRunner, pending: StartedPayment, instructions: ReadonlyArray<Record<string, unknown>>): Promise<Transaction> {
+  await runIn(pendingQuoteStatement(ctx, pending, instructions), tx);
+  return pending.transaction;
+}
+
+function pendingQuoteStatement(ctx: Ctx, pending: StartedPayment, instructions: ReadonlyArray<Record<string, unknown>>): OneStatement {
+  const s = new OneStatement();
+  s.insert('q', 'quotes', [pending.quote]);
+  s.insert('t', 'transactions', [pending.transaction]);
+  s.insert('fi', 'funding_instructions', instructions);
+  transactionEventsCte(s, ctx.platformId, [pending.transaction]);
+  return s;
 }
 
 /**
@@ -299,15 +343,7 @@ export async function insertCreditedIncoming(ctx: Ctx, t: Transaction, journal: 
   s.insert('h', 'status_changes', moves);
   journalsCtes(s, { platformId: ctx.platformId, at: t.updatedAt, prefix: 'credit', after: [], journals: [{ ...journal, referenceId: t.id }] });
   transactionEventsCte(s, ctx.platformId, [t]);
-  const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
-  if (claim) claim.resourceId = t.id;
-  claimsCte(s, claim ? [claim] : []);
-  try {
-    await s.run(poolOf(ctx.prisma));
-  } catch (err) {
-    throw startError(err, t, claim);
-  }
-  if (claim) claimCommitted(claim);
+  await runClaimed(ctx, s, t.id, t);
   return t;
 }
 
