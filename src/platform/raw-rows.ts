@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import DataLoader from 'dataloader';
+import { coalescer, type Coalescer } from './coalesce.js';
 import { query } from './db.js';
 import { camelCase } from './column-names.js';
 
@@ -32,9 +32,9 @@ export async function rowById<T>(pool: pg.Pool, table: string, platformId: strin
   return ((await rowReader(table)(pool).load({ platformId, id })) ?? undefined) as T | undefined;
 }
 
-const rowReaders = new Map<string, (pool: pg.Pool) => DataLoader<RowKey, Record<string, unknown> | null>>();
+const rowReaders = new Map<string, (pool: pg.Pool) => Coalescer<RowKey, Record<string, unknown> | null>>();
 
-function rowReader(table: string): (pool: pg.Pool) => DataLoader<RowKey, Record<string, unknown> | null> {
+function rowReader(table: string): (pool: pg.Pool) => Coalescer<RowKey, Record<string, unknown> | null> {
   let reader = rowReaders.get(table);
   if (!reader) {
     if (!/^[a-z_]+$/.test(table)) throw new Error(`rowById: bad table ${table}`);
@@ -61,8 +61,8 @@ export interface RowKey {
 
 /**
  * Reads by (platform, id) key on a pool, per pool: the keys asked for in one turn of the event loop are
- * read by ONE statement at setImmediate (dataloader without its cache: nothing is kept across turns, every
- * read is sent after it was asked for). `read` gets the ids and their platforms, parallel; a row is handed
+ * read by ONE statement at setImmediate (coalescer: nothing is kept across turns, every read is sent after
+ * it was asked for). `read` gets the ids and their platforms, parallel; a row is handed
  * only to the keys naming its id AND its platform (`keyOf`), so another platform's id is not found even
  * when the same statement read it for its owner; `pick` makes each caller's value (`again`: the row was
  * already handed to an earlier key of the batch).
@@ -71,14 +71,16 @@ export function keyedReads<Row, R>(opts: {
   read(pool: pg.Pool, ids: string[], platformIds: string[]): Promise<Row[]>;
   keyOf(row: Row): [platformId: unknown, id: unknown];
   pick(row: Row, again: boolean): R;
-}): (pool: pg.Pool) => DataLoader<RowKey, R | null> {
-  const loaders = new WeakMap<pg.Pool, DataLoader<RowKey, R | null>>();
+}): (pool: pg.Pool) => Coalescer<RowKey, R | null> {
+  const readers = new WeakMap<pg.Pool, Coalescer<RowKey, R | null>>();
   const keyOf = (platformId: unknown, id: unknown) => `${platformId}\n${id}`;
   return (pool) => {
-    let loader = loaders.get(pool);
-    if (!loader) {
-      loader = new DataLoader<RowKey, R | null>(
-        async (keys) => {
+    let reader = readers.get(pool);
+    if (!reader) {
+      reader = coalescer<RowKey, R | null>({
+        flush: 'turn',
+        maxBatch: 100,
+        run: async (keys) => {
           const rows = await opts.read(pool, keys.map((k) => k.id), keys.map((k) => k.platformId));
           const byKey = new Map(rows.map((row) => [keyOf(...opts.keyOf(row)), row]));
           const given = new Set<Row>();
@@ -90,11 +92,10 @@ export function keyedReads<Row, R>(opts: {
             return opts.pick(row, again);
           });
         },
-        { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
-      );
-      loaders.set(pool, loader);
+      });
+      readers.set(pool, reader);
     }
-    return loader;
+    return reader;
   };
 }
 

@@ -1,4 +1,5 @@
-import { ConflictError } from '../../platform/errors.js';
+import { ConflictError, invariant } from '../../platform/errors.js';
+import { coalescer, type Coalescer } from '../../platform/coalesce.js';
 import type { Ctx } from '../../deps.js';
 import type pg from 'pg';
 import { poolOf, query } from '../../platform/db.js';
@@ -37,103 +38,86 @@ export interface StartedPayment {
 }
 
 /**
- * POST /quotes with immediatelyExecute: inserts the quote and its transaction already started.
- * The payments a process starts in one turn of its event loop (concurrent requests) are written by ONE
- * statement (startInserted): one transaction, one commit and one plan for the lot instead of one each —
- * the fixed cost of a statement (executor start, constraint expressions, commit, round trip) was a
- * third of Postgres's work per payment. A refused batch (one payment short of funds, a key taken)
- * wrote nothing, and its payments are then written one by one, each refusal its own request's error.
- * Errors: 400 INSUFFICIENT_FUNDS (nothing written); 409 CONFLICT (the Idempotency-Key was taken).
+ * POST /quotes with immediatelyExecute: inserts quotes and their transactions already started, one result
+ * (the started rows, or the payment's error) per item. The payments a process starts in one turn of its
+ * event loop (concurrent requests) are written by ONE statement per platform (coalescer, src/platform/
+ * coalesce.ts): one transaction, one commit and one plan for the lot instead of one each. A refused batch
+ * (one payment short of funds, a key taken) wrote nothing, and its payments are then written one by one,
+ * each refusal its own request's error. The request's Idempotency-Key record is written with its payment:
+ * a request carrying one starts one payment.
+ * Errors per item: 400 INSUFFICIENT_FUNDS (nothing written); 409 CONFLICT (the Idempotency-Key was taken).
  */
-export async function insertStartedPayment(ctx: Ctx, pending: StartedPayment): Promise<StartedPayment> {
-  const started = startedRows(ctx, pending);
+export async function startPayments(ctx: Ctx, items: readonly StartedPayment[]): Promise<Array<StartedPayment | Error>> {
   const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
-  if (claim) claim.resourceId = started.quote.id;
-  await new Promise<void>((resolve, reject) => queueStart(poolOf(ctx.prisma), { ctx, pending, started, claim, resolve, reject }));
-  return started;
+  invariant(!claim || items.length === 1, 'a request with an Idempotency-Key starts one payment');
+  const starts = startsOn(poolOf(ctx.prisma));
+  return Promise.all(items.map((pending) => starts.load(startItem(ctx, pending, claim)).catch((err: Error) => err)));
 }
 
-/** A payment insertStartedPayment writes, and its request's answer. */
+/** startPayments for one payment. */
+export async function insertStartedPayment(ctx: Ctx, pending: StartedPayment): Promise<StartedPayment> {
+  return throwIfError((await startPayments(ctx, [pending]))[0]!);
+}
+
+const throwIfError = <T>(r: T | Error): T => {
+  if (r instanceof Error) throw r;
+  return r;
+};
+
+/** A payment startPayments writes, with its request's Idempotency-Key claim. */
 interface InsertedStart {
   ctx: Ctx;
   pending: StartedPayment;
   started: StartedPayment;
   claim?: IdempotencyClaim;
-  resolve(): void;
-  reject(err: Error): void;
 }
 
-/** The payments queued in this turn of the event loop, per pool; written at setImmediate. */
-const queuedStarts = new Map<pg.Pool, InsertedStart[]>();
+function startItem(ctx: Ctx, pending: StartedPayment, claim: IdempotencyClaim | undefined): InsertedStart {
+  const started = startedRows(ctx, pending);
+  if (claim) claim.resourceId = started.quote.id;
+  return { ctx, pending, started, claim };
+}
 
-function queueStart(pool: pg.Pool, item: InsertedStart): void {
-  const queued = queuedStarts.get(pool);
-  if (queued) return void queued.push(item);
-  queuedStarts.set(pool, [item]);
-  setImmediate(() => {
-    const items = queuedStarts.get(pool)!;
-    queuedStarts.delete(pool);
-    // One statement per platform (a statement's rows are one platform's), side by side; each request is
-    // answered as soon as its own payment is written or refused, not after the other platforms'.
-    const byPlatform = new Map<string, InsertedStart[]>();
-    for (const i of items) {
-      const list = byPlatform.get(i.ctx.platformId);
-      if (list) list.push(i);
-      else byPlatform.set(i.ctx.platformId, [i]);
-    }
-    for (const list of byPlatform.values()) {
-      for (let at = 0; at < list.length; at += STARTS_PER_STATEMENT) {
-        const batch = list.slice(at, at + STARTS_PER_STATEMENT);
-        startInserted(pool, batch).catch((err: Error) => batch.forEach((i) => i.reject(err)));
-      }
-    }
-  });
+/** The starts of a pool, coalesced per platform (a statement's rows are one platform's), at most STARTS_PER_STATEMENT a statement. */
+const coalescedStarts = new WeakMap<pg.Pool, Coalescer<InsertedStart, StartedPayment>>();
+
+function startsOn(pool: pg.Pool): Coalescer<InsertedStart, StartedPayment> {
+  let starts = coalescedStarts.get(pool);
+  if (!starts) {
+    starts = coalescer<InsertedStart, StartedPayment>({ key: (i) => i.ctx.platformId, flush: 'turn', maxBatch: STARTS_PER_STATEMENT, run: (list) => writeStarts(pool, list), refused: isRefusal });
+    coalescedStarts.set(pool, starts);
+  }
+  return starts;
 }
 
 /** At most this many payments per statement. */
 const STARTS_PER_STATEMENT = 32;
 
-/**
- * Writes payments of one platform, together when there are several, answering each request. A refused
- * batch (a guard failed) or one Postgres rejected (an Idempotency-Key twice in the batch) wrote nothing:
- * each payment is then written on its own, one after the other.
- */
-async function startInserted(pool: pg.Pool, list: InsertedStart[]): Promise<void> {
-  const one = async (i: InsertedStart): Promise<void> => {
-    try {
-      await insertStatement([i]).run(pool);
-    } catch (err) {
-      return i.reject(startError(err, i.started.transaction, i.claim));
-    }
-    if (i.claim) claimCommitted(i.claim);
-    i.resolve();
-  };
-  if (list.length === 1) return one(list[0]!);
+/** Writes payments of one platform by one statement; a lone payment's refusal is its request's error. */
+async function writeStarts(pool: pg.Pool, list: readonly InsertedStart[]): Promise<StartedPayment[]> {
   try {
     await insertStatement(list).run(pool);
   } catch (err) {
-    if (!(err instanceof OneStatementRefused) && !isSqlError(err)) return list.forEach((i) => i.reject(err as Error));
-    // In the order they were asked for: each gets the answer it would have had alone, first come first served.
-    for (const i of list) await one(i);
-    return;
+    if (list.length === 1) throw startError(err, list[0]!.started.transaction, list[0]!.claim);
+    throw err;
   }
-  for (const i of list) {
-    if (i.claim) claimCommitted(i.claim);
-    i.resolve();
-  }
+  for (const i of list) if (i.claim) claimCommitted(i.claim);
+  return list.map((i) => i.started);
 }
 
 /**
- * An error Postgres answered the statement with (a SQLSTATE), not a lost or refused connection (08, 53)
- * or a cancelled statement (57): those would only fail again, once per payment.
+ * A batch refused as a whole (a guard failed), or one Postgres rejected with a SQLSTATE (an
+ * Idempotency-Key twice in the batch) — not a lost or refused connection (08, 53) or a cancelled
+ * statement (57): those would only fail again, once per payment.
  */
-function isSqlError(err: unknown): boolean {
+function isRefusal(err: unknown): boolean {
+  if (err instanceof OneStatementRefused) return true;
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !['08', '53', '57'].includes(code.slice(0, 2));
 }
 
 /** The statement writing `list` (payments of one platform) inserted PROCESSING: the same text for any number of them. */
-function insertStatement(list: InsertedStart[]): OneStatement {
+function insertStatement(list: readonly InsertedStart[]): OneStatement {
   const s = new OneStatement();
   s.insert('q', 'quotes', list.map((i) => i.started.quote));
   s.insert('t', 'transactions', list.map((i) => i.started.transaction));

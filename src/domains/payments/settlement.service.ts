@@ -4,16 +4,13 @@ import type { TenantTx } from '../../platform/db.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import type { Posting } from '../ledger/index.js';
 import { railFor } from '../../adapters/rails/registry.js';
-import { getPayoutDestination, getPayoutDestinations } from '../external-accounts/index.js';
+import { getPayoutDestination } from '../external-accounts/index.js';
 import { RailError, type PayoutRequest, type PayoutResult, type RailAdapter } from '../../adapters/rails/port.js';
 import { startRefund, transitionRefund, transitionTransaction } from './transactions.repo.js';
 import { refundReasonFor } from './transactions.model.js';
 import { umaPayoutDestination } from './settlement.uma.js';
-import { holdPostings, refundJournal, settlePostings, type PostingAccounts } from './payment-postings.js';
-import { claimSubmissions, completeRefund, settlePayment, settlePayments, type RailSubmission } from './money-path.repo.js';
-import { poolOf } from '../../platform/db.js';
-
-export { holdPostings };
+import { refundJournal, settlePostings, type PostingAccounts } from './payment-postings.js';
+import { completeRefund, settlePayment, type RailSubmission } from './money-path.repo.js';
 
 /** The accounts a payment's posting rules name besides its own (payment-postings.ts), read before its write. */
 async function postingAccounts(db: Pick<TenantTx, 'internalAccount'>, t: Transaction, refund = false): Promise<PostingAccounts> {
@@ -37,7 +34,7 @@ async function payoutDestination(ctx: Ctx, t: Transaction): Promise<{ accountTyp
 }
 
 /** What the rail is asked to pay out; the transaction id is the idempotency key. */
-function payoutRequest(t: Transaction, destination: { accountType: string; accountInfo: Record<string, unknown> }): PayoutRequest {
+export function payoutRequest(t: Transaction, destination: { accountType: string; accountInfo: Record<string, unknown> }): PayoutRequest {
   return {
     idempotencyKey: t.id,
     rail: t.paymentRail ?? 'NONE',
@@ -52,6 +49,7 @@ function payoutRequest(t: Transaction, destination: { accountType: string; accou
 async function load(ctx: Ctx, id: string): Promise<Transaction | null> {
   return ctx.db.transaction.findUnique({ where: { id } });
 }
+export { load as loadTransaction };
 
 /**
  * What a step leads to. SKIP: the step found nothing to do (the payment moved on, a stale or foreign
@@ -160,97 +158,11 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
 }
 
 /**
- * submitPayment for many payments at once (issue 12: the payments worker's batches when its queue has a
- * backlog), with the same outcome per payment and a handful of statements for the whole batch instead
- * of half a dozen per payment: one claim of them all (claimSubmissions), one read of their
- * destinations per platform, the rail's answers (one call for the lot when the adapter takes batches:
- * submitPayouts), and the payouts the rail completed at once settled together, one statement per
- * platform (settlePayments). Anything off the common path — a payment the claim did not return
- * (internal or UMA destination, already claimed or submitted, no longer PROCESSING), a rail that did
- * not complete at once or threw — goes through submitPayment (or, once submitted, applyPayoutResult)
- * on its own, where each case is handled as it always was. Outcomes (or the error of a payment's own
- * path) are in the order of `items`. A batch of one takes this path too: its four statements (claim,
- * destination, the sandbox bank's, settlement) are raw and prepared but one, where submitPayment's
- * reads and claim go through Prisma (a worker without a backlog submits one payment at a time).
- */
-export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platformId: string; transactionId: string }>): Promise<Array<StepOutcome | Error>> {
-  const outcomes = new Map<string, Promise<StepOutcome>>();
-  const claimed = await claimSubmissions(poolOf(deps.prisma), items, deps.clock.now()).catch((err: unknown) => {
-    // A deadlock with another batch over a duplicate job, a lost connection: one by one instead.
-    deps.logger.warn({ err, count: items.length }, 'batched claim failed; submitting one by one');
-    return [] as Transaction[];
-  });
-  const byPlatform = new Map<string, Transaction[]>();
-  for (const t of claimed) byPlatform.set(t.platformId, [...(byPlatform.get(t.platformId) ?? []), t]);
-  const completed: Array<{ ctx: Ctx; t: Transaction; postings: Posting[]; submission: RailSubmission; outcome: StepOutcome }> = [];
-  await Promise.all(
-    [...byPlatform].map(async ([platformId, ts]) => {
-      const ctx = ctxFor(deps, platformId);
-      const destinations = await getPayoutDestinations(ctx, ts.map((t) => t.destinationAccountId).filter((id): id is string => id !== null));
-      const requests = ts.map((t) => {
-        const d = t.destinationAccountId ? destinations.get(t.destinationAccountId) : undefined;
-        return payoutRequest(t, d ? { accountType: d.accountType, accountInfo: d.accountInfo } : { accountType: 'UNKNOWN', accountInfo: {} });
-      });
-      // The rail's answers: in one call per adapter that takes batches (submitPayouts), else one call each.
-      const byRail = new Map<RailAdapter, number[]>();
-      ts.forEach((t, i) => {
-        const rail = railFor(deps, t.paymentRail ?? 'NONE');
-        byRail.set(rail, [...(byRail.get(rail) ?? []), i]);
-      });
-      const answers: Array<Promise<PayoutResult>> = new Array(ts.length);
-      for (const [rail, idx] of byRail) {
-        if (rail.submitPayouts && idx.length > 1) {
-          const all = rail.submitPayouts(idx.map((i) => requests[i]!));
-          idx.forEach((i, k) => (answers[i] = all.then((r) => r[k]!)));
-        } else for (const i of idx) answers[i] = rail.submitPayout(requests[i]!);
-      }
-      await Promise.all(
-        ts.map(async (t, i) => {
-          let result: PayoutResult;
-          try {
-            result = await answers[i]!;
-          } catch {
-            // The claim stands (a claimed payment is resubmitted with the same key): the single path
-            // repeats the call and handles a refusal or an error as it always does.
-            outcomes.set(t.id, submitPayment(deps, platformId, t.id));
-            return;
-          }
-          if (result.status !== 'COMPLETED') {
-            outcomes.set(t.id, recordSubmission(deps, ctx, t, result.reference).then(async () => applyPayoutResult(ctx, (await load(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS)));
-            return;
-          }
-          const done = completedAtOnce(deps, ctx, t, result);
-          completed.push({ ctx, t, postings: await settlePostingsOf(ctx.db, t), submission: done.submission, outcome: done.outcome });
-        }),
-      );
-    }),
-  );
-  // The payouts the rail completed at once: settled per platform in one statement (settlePayments:
-  // one commit, a shared balance moved once). Refused as a whole (a payment cancelled meanwhile) or
-  // failed: one by one, where each payment's own case is handled.
-  const byCtx = new Map<Ctx, typeof completed>();
-  for (const c of completed) byCtx.set(c.ctx, [...(byCtx.get(c.ctx) ?? []), c]);
-  await Promise.all(
-    [...byCtx].map(async ([ctx, list]) => {
-      const together = await settlePayments(ctx, list).catch((err: unknown) => {
-        deps.logger.warn({ err, count: list.length }, 'batched settlement failed; settling one by one');
-        return false;
-      });
-      for (const c of list) outcomes.set(c.t.id, (together ? Promise.resolve() : settlePayment(ctx, c.t, c.postings, c.submission)).then(() => c.outcome));
-    }),
-  );
-  // One payment's failure is its job's alone (retried by the queue), not the batch's.
-  return Promise.all(items.map((i) => (outcomes.get(i.transactionId) ?? submitPayment(deps, i.platformId, i.transactionId)).catch(asError)));
-}
-
-const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
-
-/**
  * A payout the rail answered COMPLETED at submission: what its settlement stores with it and the job's
  * outcome. A bank return still possible (pollAfterMs): the check schedule stays and a poll watches
  * for it; otherwise the settlement ends the schedule and nothing is left to schedule (SKIP).
  */
-function completedAtOnce(deps: AppDeps, ctx: Ctx, t: Transaction, result: PayoutResult): { submission: RailSubmission; outcome: StepOutcome } {
+export function completedAtOnce(deps: AppDeps, ctx: Ctx, t: Transaction, result: PayoutResult): { submission: RailSubmission; outcome: StepOutcome } {
   const sub = submission(deps, ctx, t, result.reference);
   if (!result.pollAfterMs) return { submission: { ...sub, reconcileAfter: null }, outcome: { next: 'SKIP' } };
   return { submission: sub, outcome: { next: 'POLL', afterMs: Math.max(result.pollAfterMs, deps.config.PAYMENT_POLL_MIN_MS) } };
