@@ -2,6 +2,8 @@ import type pg from 'pg';
 import { coalescer, type Coalescer } from './coalesce.js';
 import { query } from './db.js';
 import { camelCase } from './column-names.js';
+import { sqlIdentifier } from './sql/identifiers.js';
+import { checkedAfterKeyLookup, keysPlannedAsOne } from './sql/planner.js';
 
 /**
  * Issue 12: rows of a raw statement on a hot path (`query` in db.ts) in the shape Prisma gives its
@@ -37,11 +39,10 @@ const rowReaders = new Map<string, (pool: pg.Pool) => Coalescer<RowKey, Record<s
 function rowReader(table: string): (pool: pg.Pool) => Coalescer<RowKey, Record<string, unknown> | null> {
   let reader = rowReaders.get(table);
   if (!reader) {
-    if (!/^[a-z_]+$/.test(table)) throw new Error(`rowById: bad table ${table}`);
-    // Found by primary key only (the platform condition wrapped in IS TRUE, which no index serves: never
-    // a scan of a platform's rows, whatever the statistics say); keyedReads hands a row only to the key
-    // naming its own platform.
-    const sql = `SELECT * FROM ${table} WHERE id = ANY(svc_keys($1::text[])) AND (platform_id = ANY($2::text[])) IS TRUE`;
+    // Found by primary key only (the platform condition checked after the key lookup, never used to pick
+    // an index: never a scan of a platform's rows, whatever the statistics say); keyedReads hands a row
+    // only to the key naming its own platform.
+    const sql = `SELECT * FROM ${sqlIdentifier(table)} WHERE id = ANY(${keysPlannedAsOne('$1::text[]')}) AND ${checkedAfterKeyLookup('platform_id = ANY($2::text[])')}`;
     reader = keyedReads<Record<string, unknown>, Record<string, unknown>>({
       read: async (pool, ids, platformIds) => modelRows(await query(pool, sql, [ids, platformIds])),
       keyOf: (row) => [row.platformId, row.id],
@@ -101,8 +102,7 @@ export function keyedReads<Row, R>(opts: {
 
 /** rowById for many ids at once: the rows found, in no particular order. */
 export async function rowsByIds<T>(pool: pg.Pool, table: string, platformId: string, ids: readonly string[]): Promise<T[]> {
-  if (!/^[a-z_]+$/.test(table)) throw new Error(`rowsByIds: bad table ${table}`);
-  return modelRows<T>(await query(pool, `SELECT * FROM ${table} WHERE id = ANY($1::text[]) AND platform_id = $2`, [ids, platformId]));
+  return modelRows<T>(await query(pool, `SELECT * FROM ${sqlIdentifier(table)} WHERE id = ANY($1::text[]) AND platform_id = $2`, [ids, platformId]));
 }
 
 const INT8 = 20;

@@ -6,7 +6,6 @@ import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
 import { checkedAfterKeyLookup, keysPlannedAsOne } from '../../platform/sql/planner.js';
 import { newId } from '../../platform/ids.js';
-import { merged } from '../../platform/objects.js';
 import { jsonText } from '../../platform/outbox.js';
 import { JsonText, OneStatement, OneStatementRefused, runIn, type RawRunner, type StatementPart } from '../../platform/one-statement.js';
 import { IllegalTransitionError, transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
@@ -225,8 +224,8 @@ function startMoveCtes(s: OneStatement, ctx: Ctx, started: Transaction, move: St
 function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
   const now = ctx.clock.now();
   return {
-    transaction: merged(pending.transaction, { status: 'PROCESSING' as const, updatedAt: now }),
-    quote: merged(pending.quote, { status: 'PROCESSING' as const, executedAt: now, updatedAt: now }),
+    transaction: { ...pending.transaction, status: 'PROCESSING', updatedAt: now },
+    quote: { ...pending.quote, status: 'PROCESSING', executedAt: now, updatedAt: now },
   };
 }
 
@@ -392,15 +391,16 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
   for (const { t, submission } of list) {
     const fresh = submission && !t.railReference ? submission : undefined;
     settled.push(
-      merged(t, {
-        status: 'COMPLETED' as const,
+      {
+        ...t,
+        status: 'COMPLETED',
         settledAt: now,
         updatedAt: now,
         pendingReason: null,
         railReference: fresh ? fresh.reference : t.railReference,
         submittedAt: fresh ? fresh.submittedAt : t.submittedAt,
         reconcileAfter: fresh ? fresh.reconcileAfter : t.reconcileAfter,
-      }),
+      },
     );
     answers.id.push(t.id);
     answers.ref.push(submission?.reference ?? null);

@@ -9,7 +9,6 @@ import { recordEvent } from '../../platform/outbox.js';
 import { getConfig } from '../platforms/index.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
-import { merged } from '../../platform/objects.js';
 import type { Customer, InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride, priceQuoteForWire, type Pricing, getExchangeRate } from '../fees/index.js';
@@ -51,9 +50,9 @@ async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedS
     const customer = await rowById<Customer>(poolOf(ctx.prisma), 'customers', ctx.platformId, account.customerId);
     if (!customer || customer.isDeleted) throw new NotFoundError('USER_NOT_FOUND', 'The source account\'s customer was not found.');
     if (customer.status !== 'APPROVED') throw new ForbiddenError('USER_NOT_READY', `The customer's verification status is ${customer.status}; money movement needs APPROVED.`);
-    return merged(account, { platformCustomerId: customer.platformCustomerId, customer });
+    return { ...account, platformCustomerId: customer.platformCustomerId, customer };
   }
-  return merged(account, { platformCustomerId: null });
+  return { ...account, platformCustomerId: null };
 }
 
 async function resolveDestination(ctx: Ctx, body: CreateQuoteBody, source: InternalAccount): Promise<ResolvedDestination> {
@@ -281,7 +280,8 @@ type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKi
 function pendingRows(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties, { pricing, railReads }: Priced, terms: QuoteTerms): { quote: Quote; transaction: Transaction } {
   const i = { ...terms, body, pricing, source, dest, railReads };
   const uma = terms.umaPayment as (Quote['umaPayment'] & { counterpartyInformation?: Transaction['counterpartyInformation'] }) | undefined;
-  const quote: Quote = merged(i.common, {
+  const quote: Quote = {
+    ...i.common,
     id: i.quoteId,
     platformId: ctx.platformId,
     status: 'PENDING',
@@ -299,8 +299,9 @@ function pendingRows(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties,
     lookupId: dest.uma?.lookupId ?? null,
     umaPayment: uma ?? null,
     funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
-  });
-  const transaction: Transaction = merged(i.common, {
+  };
+  const transaction: Transaction = {
+    ...i.common,
     id: i.transactionId,
     platformId: ctx.platformId,
     quoteId: i.quoteId,
@@ -330,7 +331,7 @@ function pendingRows(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties,
     counterpartyInformation: uma?.counterpartyInformation ?? null,
     ...i.railReads, // hook:25a
     receiptDeliveryConfirmedAt: null,
-  });
+  };
   return { quote, transaction };
 }
 

@@ -50,7 +50,7 @@ interface Lease {
  * window per key from its first hit). A hit's count is its permit's ordinal in the window, as one INCR
  * per hit would give it, so who is over the limit is decided as the library decides it, and processes
  * running the library's store count on the same keys. Two things spare the round trip per request
- * (issue 12: the counter was a quarter of the API's CPU on GET /transactions/{id}):
+ * (issue 12; the measurement is in docs/decisions.md "Rate-limit counters"):
  * - the hits on a key during one turn of the event loop reach Redis as one INCRBY, sent at setImmediate;
  * - that INCRBY also takes a few permits more (leaseExtra: up to 64, at most an eighth of what the
  *   window has left, none near the limit), which this process's next hits on the key use without
