@@ -34,6 +34,7 @@ import { newId } from '../src/platform/ids.js';
 import { createPlatform } from '../src/domains/platforms/platforms.service.js';
 import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
 import { PRUNED_PAYLOAD_SQL } from '../src/platform/retention.js';
+import { apiCall, pool, until as untilEvery } from './helpers.js';
 
 const TARGET = Number(process.env.BENCH_GROWTH_PAYMENTS ?? 2_000_000);
 const BASE = Number(process.env.BENCH_GROWTH_BASE ?? 10_000);
@@ -86,36 +87,12 @@ interface Measure {
 // ---------------------------------------------------------------------------------------------------------
 // HTTP
 
-async function call(w: Pick<World, 'api' | 'auth'>, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const res = await fetch(`${w.api.baseUrl}${API}${url}`, {
-    method,
-    headers: { authorization: w.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const until = <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, stepMs = 200): Promise<T> => untilEvery(what, check, timeoutMs, stepMs);
+const call = (w: Pick<World, 'api' | 'auth'>, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> =>
+  apiCall(`${w.api.baseUrl}${API}`, w.auth, method, url, body, headers);
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, stepMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
 
-async function pool<T>(items: T[], n: number, fn: (t: T, i: number) => Promise<void>): Promise<void> {
-  let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < items.length) {
-      const at = i++;
-      await fn(items[at]!, at);
-    }
-  }));
-}
+
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

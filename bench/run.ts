@@ -47,6 +47,7 @@ import { PAYMENTS_QUEUE } from '../src/domains/payments/transactions.jobs.js';
 import { RAIL_DELAYS_MS } from '../src/adapters/rails/sandbox/index.js';
 import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
 import type { LoadJob, LoadResult } from './load.js';
+import { apiCall, pool, until } from './helpers.js';
 
 const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -382,33 +383,10 @@ async function seed(databaseUrl: string): Promise<{ platformId: string; auth: st
 
 /** One API call; every POST carries an Idempotency-Key, as a careful platform's do. */
 async function call(w: Pick<World, 'api' | 'auth'>, method: string, url: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${w.api.baseUrl}${API}${url}`, {
-    method,
-    headers: { authorization: w.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
+  return apiCall(`${w.api.baseUrl}${API}`, w.auth, method, url, body, method === 'POST' ? { 'idempotency-key': randomUUID() } : {});
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs: number, stepMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
 
-/** Bounded-concurrency map. */
-async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < items.length) await fn(items[i++]!);
-  }));
-}
 
 /** Σ available + held of the given accounts, and Σ held alone. */
 async function sums(db: pg.Pool, accounts: string[]): Promise<{ total: bigint; held: bigint }> {

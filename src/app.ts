@@ -48,11 +48,35 @@ export interface BuildOptions {
 
 export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
-  const app = Fastify({
+  const app = createFastify(deps);
+  installRequestHooks(app, deps.logger);
+
+  const operatorGuard = operatorAuth(config);
+  createMetrics({
+    redis: deps.redis,
+    redisPrefix: config.REDIS_PREFIX,
+    queues: deps.queues,
+    prisma: deps.prisma,
+    business: { prisma: deps.prisma, queues: deps.queues, stuckAfterMs: (rail) => deps.adapters.rails.expectedSettlementMs(rail) + config.PAYMENT_STALE_MS },
+  }).install(app, operatorGuard);
+  registerOperationalRoutes(app, deps);
+  await registerDocs(app, config.API_BASE_PATH);
+  if (operatorGuard) await registerQueueDashboard(app, deps, operatorGuard);
+  await registerDashboard(app, config);
+
+  await registerApi(app, deps, opts);
+  if (opts.extend) await opts.extend(app);
+  return app;
+}
+
+/** Fastify with the service's logging, limits, request ids and pre-routing error answers. */
+function createFastify(deps: AppDeps): FastifyInstance {
+  const { config } = deps;
+  return Fastify({
     loggerInstance: deps.logger,
-    // Fastify's own request/response lines are off: onResponse below writes one line per request.
+    // Fastify's own request/response lines are off: installRequestHooks' onResponse writes one line per request.
     logController: new LogController({ disableRequestLogging: true }),
-    // Each request's logger is made when it first logs a line (the redacting child costs ~2 µs).
+    // Each request's logger is made when it first logs a line (making the redacting child is not free: src/platform/logger.ts).
     childLoggerFactory: (logger, bindings, opts) => new LazyChildLogger(logger as unknown as Logger, bindings, opts) as unknown as typeof logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
@@ -68,7 +92,10 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler: makeClientErrorHandler(newRequestId),
   }) as unknown as FastifyInstance;
+}
 
+/** The hooks every request passes: errors, text checks, JSON parsing, the route table, the request id header, the log line. */
+function installRequestHooks(app: FastifyInstance, logger: AppDeps['logger']): void {
   installErrorHandling(app);
   // Text Postgres cannot store (NUL, unpaired surrogates) is refused at the edge, for every route,
   // before idempotency claims a key or a handler reads the database (docs/decisions.md, issue 11).
@@ -92,7 +119,7 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
   // the fields below — ids, the route template (never the URL), status, latency — so it is written by a
   // child without the redaction pass (docs/decisions.md "Issue 24 — the request line"); a handler's own
   // lines still go through req.log and its redaction. `reqId` is written once, here.
-  const requestLine = deps.logger.child({}, { redact: [] });
+  const requestLine = logger.child({}, { redact: [] });
   app.addHook('onResponse', (req, reply, done) => {
     if (requestLine.isLevelEnabled('info')) {
       requestLine.info(
@@ -102,20 +129,11 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     }
     done();
   });
+}
 
-  const operatorGuard = operatorAuth(config);
-  createMetrics({
-    redis: deps.redis,
-    redisPrefix: config.REDIS_PREFIX,
-    queues: deps.queues,
-    prisma: deps.prisma,
-    business: { prisma: deps.prisma, queues: deps.queues, stuckAfterMs: (rail) => deps.adapters.rails.expectedSettlementMs(rail) + config.PAYMENT_STALE_MS },
-  }).install(app, operatorGuard);
-  registerOperationalRoutes(app, deps);
-  await registerDocs(app, config.API_BASE_PATH);
-  if (operatorGuard) await registerQueueDashboard(app, deps, operatorGuard);
-  await registerDashboard(app, config);
-
+/** The authenticated, versioned API scope (auth, Ctx, rate limit, Idempotency-Key, every module's routes), then the public routes. */
+async function registerApi(app: FastifyInstance, deps: AppDeps, opts: BuildOptions): Promise<void> {
+  const { config } = deps;
   await app.register(
     async (api) => {
       await registerPlatformAuth(api, {
@@ -166,8 +184,6 @@ export async function buildApp(deps: AppDeps, opts: BuildOptions = {}): Promise<
     },
     { prefix: config.API_BASE_PATH },
   );
-  if (opts.extend) await opts.extend(app);
-  return app;
 }
 
 /** Used when AUTH_CACHE_KEY is unset: each process then keeps its own cache entries. */

@@ -1,3 +1,4 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
 /**
  * What every adapter kind shares: how it is built (`create(config, context)`), what the service
  * hands it (AdapterContext), how calls are bounded (CallOptions.signal) and how a provider's
@@ -106,4 +107,21 @@ export function adapterEnvName(id: string): string {
     .replace(/[^A-Za-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .toUpperCase();
+}
+
+/**
+ * A bridge's P-256 public key from its PEM setting (`\n` escapes allowed, as env files write them): the key
+ * that verifies the bridge's signed pushes. `setting` names the variable in the errors (AdapterConfigError).
+ */
+export function p256PublicKey(pem: string, setting: string): KeyObject {
+  let publicKey: KeyObject;
+  try {
+    publicKey = createPublicKey(pem.replace(/\\n/g, '\n'));
+  } catch {
+    throw new AdapterConfigError(`${setting}: is not a PEM public key`);
+  }
+  if (publicKey.asymmetricKeyType !== 'ec' || publicKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+    throw new AdapterConfigError(`${setting}: must be an EC P-256 (prime256v1) public key`);
+  }
+  return publicKey;
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { query } from './db.js';
 import { snakeCase } from './column-names.js';
 import { jsonText } from './outbox.js';
+import { sqlIdentifier } from './sql/identifiers.js';
 
 /**
  * Issue 12: a unit of writes sent to Postgres as ONE statement — a chain of data-modifying CTEs —
@@ -13,7 +14,40 @@ import { jsonText } from './outbox.js';
  *
  * Rows are written with `json_populate_recordset(NULL::<table>, $n)`: values take the columns' own
  * types, and only the columns named in the rows are written (the rest keep their defaults).
- * Identifiers (table and CTE names, columns) come from code, never from input.
+ * Identifiers (table and CTE names, columns) come from code, never from input (sqlIdentifier).
+ *
+ * Worked example: the statement startPendingPayment (money-path.repo.ts) builds for POST /quotes/{id}/execute
+ * with an Idempotency-Key, abridged ($n are bind parameters; the text is the same for every payment):
+ *
+ *   WITH cas AS (UPDATE "transactions" SET "status" = 'PROCESSING', "pending_reason" = NULL, "updated_at" = $3
+ *                 WHERE "id" = $1 AND "platform_id" = $2 AND ("status" = ANY($4::text[])) AND ("pending_reason" IS NULL)
+ *                 RETURNING *),                                          -- transition(): the compare-and-set
+ *        cas_history AS (INSERT INTO "status_changes" (…) SELECT $5, cas."platform_id", 'transaction', cas."id", 'execute', … FROM cas),
+ *        qu AS (UPDATE "quotes" SET "status" = 'PROCESSING', "executed_at" = $9 … WHERE "id" = $7 … AND (EXISTS (SELECT 1 FROM "cas")) RETURNING *),
+ *        qu_history AS (INSERT INTO "status_changes" (…) SELECT … FROM qu),
+ *        tev AS (INSERT INTO webhook_events (id, platform_id, type, data)
+ *                SELECT id, platform_id, type, data FROM json_populate_recordset(NULL::webhook_events, $15::json) RETURNING 1),
+ *        hold_j AS (INSERT INTO ledger_journals (…) SELECT … FROM json_populate_recordset(NULL::ledger_journals, $16::json) RETURNING 1),
+ *        hold_e AS (INSERT INTO ledger_entries (…) SELECT … FROM json_populate_recordset(NULL::ledger_entries, $17::json) RETURNING 1),
+ *        hold_bal AS (UPDATE internal_accounts a SET available_balance = a.available_balance + d.available, held_balance = …
+ *                       FROM svc_balance_moves($19::text[], …) AS d
+ *                      WHERE a.id = d.id AND (a.platform_id = $18 AND … a.available_balance + d.available >= 0 …) IS TRUE
+ *                        AND EXISTS (SELECT 1 FROM cas) RETURNING a.*, d.event_id, d.currency_json),
+ *        hold_ev AS (INSERT INTO webhook_events (…) SELECT b.event_id, …, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', jsonb_build_object(…) FROM hold_bal b),
+ *        idem AS (INSERT INTO idempotency_records (…) SELECT … FROM unnest($26::text[], …) ON CONFLICT (platform_id, key) DO UPDATE … RETURNING 1)
+ *   SELECT 1 AS ok FROM (SELECT CASE WHEN (SELECT count(*) FROM cas) <> $6::bigint THEN 'QUOTE_NOT_PENDING'
+ *                                    WHEN (SELECT count(*) FROM qu) <> $14::bigint THEN 'QUOTE_NOT_PENDING'
+ *                                    WHEN (SELECT count(*) FROM tev) < 0 THEN 'UNREACHABLE'    -- insertNow(): tev, hold_j, hold_e run here
+ *                                    WHEN (SELECT count(*) FROM hold_j) < 0 THEN 'UNREACHABLE' …
+ *                                    WHEN (SELECT count(*) FROM hold_bal) <> $25::bigint THEN 'INSUFFICIENT_FUNDS'
+ *                                    WHEN (SELECT count(*) FROM idem) <> $31::bigint THEN 'IDEMPOTENCY_KEY_TAKEN' END AS failed) AS guard
+ *    WHERE svc_assert(guard.failed IS NULL, guard.failed)
+ *
+ * The guards run in the order required, each CASE branch reading its CTE (which runs it); the first that
+ * fails raises and the whole statement — every CTE, the ones not yet read included — writes nothing.
+ * CTEs nobody reads (the history rows, hold_ev) run at the end of the statement, as Postgres runs every
+ * data-modifying CTE exactly once. A concurrent execute loses at `cas` (0 rows: QUOTE_NOT_PENDING) before
+ * any journal is inserted; a short balance loses at `hold_bal` after the row lock of `cas`.
  */
 export class OneStatement {
   private readonly ctes: string[] = [];
@@ -108,6 +142,15 @@ export class OneStatement {
   }
 }
 
+/**
+ * Rows another domain adds to a writer's statement (a consumed SCA challenge): its CTEs and guards, and
+ * the error a refusal of its guards means to the request (undefined: not its guard).
+ */
+export interface StatementPart {
+  add(s: OneStatement): void;
+  refusal(code: string): Error | undefined;
+}
+
 /** A Prisma client or interactive transaction: what `runIn` needs of it. */
 export interface RawRunner {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
@@ -191,7 +234,6 @@ const identifiers = new Set<string>();
 
 function ident(name: string): string {
   if (identifiers.has(name)) return name;
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`OneStatement: bad identifier ${name}`);
-  identifiers.add(name);
+  identifiers.add(sqlIdentifier(name));
   return name;
 }

@@ -1,7 +1,9 @@
 import type pg from 'pg';
-import DataLoader from 'dataloader';
+import { coalescer, type Coalescer } from './coalesce.js';
 import { query } from './db.js';
 import { camelCase } from './column-names.js';
+import { sqlIdentifier } from './sql/identifiers.js';
+import { checkedAfterKeyLookup, keysPlannedAsOne } from './sql/planner.js';
 
 /**
  * Issue 12: rows of a raw statement on a hot path (`query` in db.ts) in the shape Prisma gives its
@@ -32,16 +34,15 @@ export async function rowById<T>(pool: pg.Pool, table: string, platformId: strin
   return ((await rowReader(table)(pool).load({ platformId, id })) ?? undefined) as T | undefined;
 }
 
-const rowReaders = new Map<string, (pool: pg.Pool) => DataLoader<RowKey, Record<string, unknown> | null>>();
+const rowReaders = new Map<string, (pool: pg.Pool) => Coalescer<RowKey, Record<string, unknown> | null>>();
 
-function rowReader(table: string): (pool: pg.Pool) => DataLoader<RowKey, Record<string, unknown> | null> {
+function rowReader(table: string): (pool: pg.Pool) => Coalescer<RowKey, Record<string, unknown> | null> {
   let reader = rowReaders.get(table);
   if (!reader) {
-    if (!/^[a-z_]+$/.test(table)) throw new Error(`rowById: bad table ${table}`);
-    // Found by primary key only (the platform condition wrapped in IS TRUE, which no index serves: never
-    // a scan of a platform's rows, whatever the statistics say); keyedReads hands a row only to the key
-    // naming its own platform.
-    const sql = `SELECT * FROM ${table} WHERE id = ANY(svc_keys($1::text[])) AND (platform_id = ANY($2::text[])) IS TRUE`;
+    // Found by primary key only (the platform condition checked after the key lookup, never used to pick
+    // an index: never a scan of a platform's rows, whatever the statistics say); keyedReads hands a row
+    // only to the key naming its own platform.
+    const sql = `SELECT * FROM ${sqlIdentifier(table)} WHERE id = ANY(${keysPlannedAsOne('$1::text[]')}) AND ${checkedAfterKeyLookup('platform_id = ANY($2::text[])')}`;
     reader = keyedReads<Record<string, unknown>, Record<string, unknown>>({
       read: async (pool, ids, platformIds) => modelRows(await query(pool, sql, [ids, platformIds])),
       keyOf: (row) => [row.platformId, row.id],
@@ -61,8 +62,8 @@ export interface RowKey {
 
 /**
  * Reads by (platform, id) key on a pool, per pool: the keys asked for in one turn of the event loop are
- * read by ONE statement at setImmediate (dataloader without its cache: nothing is kept across turns, every
- * read is sent after it was asked for). `read` gets the ids and their platforms, parallel; a row is handed
+ * read by ONE statement at setImmediate (coalescer: nothing is kept across turns, every read is sent after
+ * it was asked for). `read` gets the ids and their platforms, parallel; a row is handed
  * only to the keys naming its id AND its platform (`keyOf`), so another platform's id is not found even
  * when the same statement read it for its owner; `pick` makes each caller's value (`again`: the row was
  * already handed to an earlier key of the batch).
@@ -71,14 +72,16 @@ export function keyedReads<Row, R>(opts: {
   read(pool: pg.Pool, ids: string[], platformIds: string[]): Promise<Row[]>;
   keyOf(row: Row): [platformId: unknown, id: unknown];
   pick(row: Row, again: boolean): R;
-}): (pool: pg.Pool) => DataLoader<RowKey, R | null> {
-  const loaders = new WeakMap<pg.Pool, DataLoader<RowKey, R | null>>();
+}): (pool: pg.Pool) => Coalescer<RowKey, R | null> {
+  const readers = new WeakMap<pg.Pool, Coalescer<RowKey, R | null>>();
   const keyOf = (platformId: unknown, id: unknown) => `${platformId}\n${id}`;
   return (pool) => {
-    let loader = loaders.get(pool);
-    if (!loader) {
-      loader = new DataLoader<RowKey, R | null>(
-        async (keys) => {
+    let reader = readers.get(pool);
+    if (!reader) {
+      reader = coalescer<RowKey, R | null>({
+        flush: 'turn',
+        maxBatch: 100,
+        run: async (keys) => {
           const rows = await opts.read(pool, keys.map((k) => k.id), keys.map((k) => k.platformId));
           const byKey = new Map(rows.map((row) => [keyOf(...opts.keyOf(row)), row]));
           const given = new Set<Row>();
@@ -90,18 +93,16 @@ export function keyedReads<Row, R>(opts: {
             return opts.pick(row, again);
           });
         },
-        { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
-      );
-      loaders.set(pool, loader);
+      });
+      readers.set(pool, reader);
     }
-    return loader;
+    return reader;
   };
 }
 
 /** rowById for many ids at once: the rows found, in no particular order. */
 export async function rowsByIds<T>(pool: pg.Pool, table: string, platformId: string, ids: readonly string[]): Promise<T[]> {
-  if (!/^[a-z_]+$/.test(table)) throw new Error(`rowsByIds: bad table ${table}`);
-  return modelRows<T>(await query(pool, `SELECT * FROM ${table} WHERE id = ANY($1::text[]) AND platform_id = $2`, [ids, platformId]));
+  return modelRows<T>(await query(pool, `SELECT * FROM ${sqlIdentifier(table)} WHERE id = ANY($1::text[]) AND platform_id = $2`, [ids, platformId]));
 }
 
 const INT8 = 20;

@@ -11,6 +11,7 @@ import type { TenantDb, TenantTx } from './db.js';
 import { ConflictError, invariant } from './errors.js';
 import type { IdempotencyClaim } from './idempotency.js';
 import { newId } from './ids.js';
+import { sqlIdentifier } from './sql/identifiers.js';
 import { checkedAfterKeyLookupSql } from './sql/planner.js';
 import { jsonText, recordEvents, type OutboxEvent } from './outbox.js';
 
@@ -456,8 +457,7 @@ function statusIn(binding: StatusColumn<StatusTable, string, string>, row: objec
 
 /** Identifiers come from the whitelist above or from code (set keys), never from input; checked anyway. */
 function ident(name: string): Prisma.Sql {
-  invariant(/^[a-z][a-z0-9_]*$/.test(name), `not an identifier: ${name}`);
-  return Prisma.raw(`"${name}"`);
+  return Prisma.raw(`"${sqlIdentifier(name)}"`);
 }
 
 

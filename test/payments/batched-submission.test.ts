@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
-import { settlePostings, submitPayments } from '../../src/domains/payments/settlement.service.js';
+import { settlePostingsOf } from '../../src/domains/payments/settlement.service.js';
+import { submitPayments } from '../../src/domains/payments/settlement.batches.js';
 import { settlePayments } from '../../src/domains/payments/money-path.repo.js';
 import { ctxFor } from '../../src/deps.js';
 import { queueOf } from '../../src/platform/queue.js';
@@ -183,7 +184,7 @@ describe('batched payout submission', () => {
     const ctx = ctxFor(env.deps, a.p.platformId);
     const rows = await env.deps.prisma.transaction.findMany({ where: { id: { in: [done, open] } } });
     const before = { balance: await balances(env, a.usd), events: await env.deps.prisma.webhookEvent.count({ where: { platformId: a.p.platformId } }) };
-    const list = await Promise.all(rows.map(async (t) => ({ t: { ...t, status: 'PROCESSING' }, postings: await settlePostings(ctx.db, t) })));
+    const list = await Promise.all(rows.map(async (t) => ({ t: { ...t, status: 'PROCESSING' }, postings: await settlePostingsOf(ctx.db, t) })));
     expect(await settlePayments(ctx, list)).toBe(false);
     expect((await status(a.p, open)).status).toBe('PROCESSING');
     expect(await balances(env, a.usd)).toEqual(before.balance);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
-import { submitPayment, submitPayments } from '../../src/domains/payments/settlement.service.js';
+import { submitPayment } from '../../src/domains/payments/settlement.service.js';
+import { submitPayments } from '../../src/domains/payments/settlement.batches.js';
 import { internalAccountResource } from '../../src/domains/ledger/index.js';
 import { toJson } from '../../src/platform/outbox.js';
 

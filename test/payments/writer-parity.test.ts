@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE, createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { BASE, createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { applyPayoutReport } from '../../src/domains/payments/settlement.service.js';
+import { enqueueRefund } from '../../src/domains/payments/transactions.jobs.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 
 /**
@@ -8,12 +10,15 @@ import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerCons
  * start writes are the same: quote and transaction PROCESSING, one hold journal with its two entries,
  * the history rows of both moves, OUTGOING_PAYMENT.PROCESSING and the balance event, and the
  * Idempotency-Key record when the request carried one. An incoming payment credited at once (a UMA
- * payment, a sandbox transfer-in) is written with its history too.
+ * payment, a sandbox transfer-in) is written with its history too. A payment's later moves — settled,
+ * failed and refunded (release), returned by its bank and refunded (return) — write the same rows
+ * (status, journals and entries, history, events) whichever trigger leads there: the worker's
+ * submission, a poll, or a report the rail pushed.
  */
 
 let env: TestEnv;
 beforeAll(async () => {
-  env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0' });
+  env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0', SANDBOX_RETURN_AFTER_MS: '200', PAYMENT_POLL_MIN_MS: '20' });
 });
 afterAll(() => env.close());
 
@@ -131,6 +136,26 @@ describe('one writer per payment start', () => {
   });
 });
 
+describe('one writer per quote created PENDING', () => {
+  it('POST /quotes without immediatelyExecute, keyed: quote and transaction PENDING, their event and the key record, replayed from them', async () => {
+    const s = await setup();
+    const res = await s.p.request({ method: 'POST', url: '/quotes', payload: body(s, 1_400, false), headers: { 'idempotency-key': 'pending' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const q = res.json();
+    const prisma = env.deps.prisma;
+    const t = await prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } });
+    expect([t.status, t.sentAmount, (await prisma.quote.findUniqueOrThrow({ where: { id: q.id } })).status]).toEqual(['PENDING', 1_400n, 'PENDING']);
+    const events = (await prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId } })).filter((e) => (e.data as { id: string }).id === t.id);
+    expect(events.map((e) => [e.type, (e.data as { status: string }).status])).toEqual([['OUTGOING_PAYMENT.PENDING', 'PENDING']]);
+    const record = await prisma.idempotencyRecord.findUniqueOrThrow({ where: { platformId_key: { platformId: s.p.platformId, key: 'pending' } } });
+    expect([record.state, record.resourceId]).toEqual(['COMMITTED', q.id]);
+    expect(await prisma.ledgerJournal.count({ where: { platformId: s.p.platformId, referenceId: t.id } })).toBe(0);
+    const again = await s.p.request({ method: 'POST', url: '/quotes', payload: body(s, 1_400, false), headers: { 'idempotency-key': 'pending' } });
+    expect([again.statusCode, again.json().id]).toEqual([201, q.id]);
+    expect(await prisma.quote.count({ where: { platformId: s.p.platformId } })).toBe(1);
+  });
+});
+
 describe('one writer per incoming credit', () => {
   async function creditRows(s: Setup, transactionId: string) {
     const prisma = env.deps.prisma;
@@ -157,6 +182,138 @@ describe('one writer per incoming credit', () => {
     expect(await creditRows(s, pulled.json().id)).toEqual(expected);
     expect(await creditRows(s, uma.json().id)).toEqual(expected);
     expect((await balances(env, s.usd)).available).toBe(100_000n + 700n + 900n);
+    await expectLedgerConsistent(env, s.p.platformId);
+  });
+});
+
+describe('one writer per settlement, failure, refund and return', () => {
+  /** ACTIVE destinations whose account numbers pick the sandbox rail's behaviour (verified while the workers run). */
+  async function destinations(s: Setup, ...numbers: string[]): Promise<string[]> {
+    const workers = env.startWorkers();
+    try {
+      return await Promise.all(numbers.map((n) => anActiveExternalAccount(s.p, usdBankAccount(n), s.customerId)));
+    } finally {
+      await workers.close();
+    }
+  }
+
+  /** A payment of `amount` to `dest`, executed with the workers off (PROCESSING, not submitted). */
+  async function executed(s: Setup, dest: string, amount: number): Promise<string> {
+    const q = (await s.p.request({ method: 'POST', url: '/quotes', payload: { ...body(s, amount, false), destination: { destinationType: 'ACCOUNT', accountId: dest } } })).json();
+    const res = await s.p.request({ method: 'POST', url: `/quotes/${q.id}/execute` });
+    expect(res.statusCode, res.body).toBe(200);
+    return q.transactionId as string;
+  }
+
+  /** Everything a payment's life wrote, in order, with ids, times and references left out. */
+  async function lifeRows(s: Setup, transactionId: string) {
+    const prisma = env.deps.prisma;
+    const t = await prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+    const q = await prisma.quote.findUniqueOrThrow({ where: { id: t.quoteId! } });
+    const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: t.id }, orderBy: [{ id: 'asc' }] });
+    const entries = await prisma.ledgerEntry.findMany({ where: { journalId: { in: journals.map((j) => j.id) } }, orderBy: [{ account: 'asc' }, { bucket: 'asc' }] });
+    const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id] } }, orderBy: [{ id: 'asc' }] });
+    const events = (await prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId }, orderBy: [{ id: 'asc' }] })).filter((e) => (e.data as { id: string }).id === t.id);
+    const name = (account: string) => (account === s.usd ? 'source' : account);
+    return {
+      transaction: { status: t.status, refund: t.refundStatus, settled: t.settledAt !== null },
+      quote: q.status,
+      journals: journals.map((j) => ({ kind: j.kind, key: j.idempotencyKey.replace(t.id, 'T'), entries: entries.filter((e) => e.journalId === j.id).map((e) => `${name(e.account)} ${e.bucket} ${e.amount}`) })),
+      history: history.map((h) => `${h.machine} ${h.event} ${h.fromStatus}->${h.toStatus}`),
+      events: events.map((e) => e.type),
+    };
+  }
+
+  const waitFor = (s: Setup, transactionId: string, status: string, refund: string | null = null) =>
+    eventually(async () => {
+      const t = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+      return t.status === status && t.refundStatus === refund ? t : undefined;
+    }).catch(async (err) => {
+      const t = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+      throw new Error(`${transactionId} is ${t.status} (refund ${t.refundStatus}), not ${status} (refund ${refund}): ${err}`);
+    });
+
+  /** Runs the workers until the payment reaches `status` (and `refund`). */
+  async function withWorkers(s: Setup, transactionId: string, status: string, refund: string | null = null) {
+    const workers = env.startWorkers();
+    try {
+      return await waitFor(s, transactionId, status, refund);
+    } finally {
+      await workers.close();
+    }
+  }
+
+  const hold = (amount: number) => ({ kind: 'PAYMENT_HOLD', key: 'T:hold', entries: [`source AVAILABLE ${-amount}`, `source HELD ${amount}`] });
+  // The sandbox's service fee on ACH: 25.
+  const settle = (amount: number) => ({ kind: 'PAYMENT_SETTLE', key: 'T:settle', entries: [`source HELD ${-amount}`, `system:RAIL_CLEARING:ACH:USD SYSTEM ${amount - 25}`, 'system:SERVICE_FEES:USD SYSTEM 25'] });
+  const started = ['transaction execute PENDING->PROCESSING', 'quote execute PENDING->PROCESSING'];
+
+  it('settle: the worker\'s submission (rail completes at once) and a pushed report write the same rows', async () => {
+    const s = await setup();
+    const bySubmission = await executed(s, s.dest, 2_100);
+    await withWorkers(s, bySubmission, 'COMPLETED');
+    const byReport = await executed(s, s.dest, 2_100);
+    expect(await applyPayoutReport(env.deps, s.p.platformId, byReport, { status: 'COMPLETED', reference: 'pushed-1', retryable: false })).toEqual({ next: 'DONE' });
+    const expected = {
+      transaction: { status: 'COMPLETED', refund: null, settled: true },
+      quote: 'COMPLETED',
+      journals: [hold(2_100), settle(2_100)],
+      history: [...started, 'transaction complete PROCESSING->COMPLETED', 'quote complete PROCESSING->COMPLETED'],
+      events: ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED'],
+    };
+    expect(await lifeRows(s, bySubmission)).toEqual(expected);
+    expect(await lifeRows(s, byReport)).toEqual(expected);
+    await expectLedgerConsistent(env, s.p.platformId);
+  });
+
+  it('fail and refund (release): refused at submission and failed after it write the same rows', async () => {
+    const s = await setup();
+    const [refusing, failing] = await destinations(s, '123456002', '123456004');
+    const atSubmit = await executed(s, refusing!, 2_200);
+    await withWorkers(s, atSubmit, 'FAILED', 'COMPLETED');
+    const afterSubmit = await executed(s, failing!, 2_200);
+    await withWorkers(s, afterSubmit, 'FAILED', 'COMPLETED');
+    const expected = {
+      transaction: { status: 'FAILED', refund: 'COMPLETED', settled: false },
+      quote: 'FAILED',
+      journals: [hold(2_200), { kind: 'PAYMENT_RELEASE', key: 'T:release', entries: ['source AVAILABLE 2200', 'source HELD -2200'] }],
+      history: [...started, 'transaction fail PROCESSING->FAILED', 'quote fail PROCESSING->FAILED', 'refund start NONE->PENDING', 'refund complete PENDING->COMPLETED'],
+      events: ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED'],
+    };
+    expect(await lifeRows(s, atSubmit)).toEqual(expected);
+    expect(await lifeRows(s, afterSubmit)).toEqual(expected);
+    expect(await balances(env, s.usd)).toEqual({ available: 100_000n, held: 0n });
+    await expectLedgerConsistent(env, s.p.platformId);
+  });
+
+  it('return: a bank return found by a poll and one pushed by the rail write the same rows', async () => {
+    const s = await setup();
+    const [returning] = await destinations(s, '123456005');
+    const polled = await executed(s, returning!, 2_300);
+    await withWorkers(s, polled, 'FAILED', 'COMPLETED');
+    const pushed = await executed(s, s.dest, 2_300);
+    const settled = await withWorkers(s, pushed, 'COMPLETED');
+    expect(await applyPayoutReport(env.deps, s.p.platformId, pushed, { status: 'RETURNED', reference: settled.railReference!, retryable: false })).toEqual({ next: 'REFUND' });
+    await enqueueRefund(env.deps, { platformId: s.p.platformId, transactionId: pushed });
+    await withWorkers(s, pushed, 'FAILED', 'COMPLETED');
+    const expected = {
+      transaction: { status: 'FAILED', refund: 'COMPLETED', settled: true },
+      quote: 'FAILED',
+      journals: [hold(2_300), settle(2_300), { kind: 'PAYMENT_RETURN', key: 'T:return', entries: ['source AVAILABLE 2300', 'system:RAIL_CLEARING:ACH:USD SYSTEM -2275', 'system:SERVICE_FEES:USD SYSTEM -25'] }],
+      history: [
+        ...started,
+        'transaction complete PROCESSING->COMPLETED',
+        'quote complete PROCESSING->COMPLETED',
+        'transaction bankReturn COMPLETED->FAILED',
+        'quote bankReturn COMPLETED->FAILED',
+        'refund start NONE->PENDING',
+        'refund complete PENDING->COMPLETED',
+      ],
+      events: ['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED', 'OUTGOING_PAYMENT.FAILED', 'OUTGOING_PAYMENT.REFUND_PENDING', 'OUTGOING_PAYMENT.REFUND_COMPLETED'],
+    };
+    expect(await lifeRows(s, polled)).toEqual(expected);
+    expect(await lifeRows(s, pushed)).toEqual(expected);
+    expect(await balances(env, s.usd)).toEqual({ available: 100_000n, held: 0n });
     await expectLedgerConsistent(env, s.p.platformId);
   });
 });

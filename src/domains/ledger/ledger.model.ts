@@ -20,7 +20,7 @@ export function internalAccountType(currency: string): 'INTERNAL_FIAT' | 'INTERN
  * sent, FX conversion, the service's own fee revenue. Named per currency so each balances alone.
  */
 // hook:27 — CARD_SETTLEMENT (what is owed to / paid to the card network) and CARD_RECEIVABLE (EXCEPTION: paid to the network, not pulled).
-export function systemAccount(kind: 'SANDBOX_FUNDING' | 'RAIL_CLEARING' | 'FX' | 'SERVICE_FEES' | 'DEPOSITS' | 'UMA_CLEARING' | 'CARD_SETTLEMENT' | 'CARD_RECEIVABLE', currency: string, detail?: string): string {
+export function systemAccount(kind: 'SANDBOX_FUNDING' | 'RAIL_CLEARING' | 'FX' | 'SERVICE_FEES' | 'DEPOSITS' | 'UMA_CLEARING' | 'CARD_SETTLEMENT' | 'CARD_RECEIVABLE' | 'FEE_REVERSAL_RECEIVABLE', currency: string, detail?: string): string {
   return `system:${kind}${detail ? `:${detail}` : ''}:${currency}`;
 }
 

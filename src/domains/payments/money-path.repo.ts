@@ -1,21 +1,21 @@
-import { ConflictError } from '../../platform/errors.js';
+import { ConflictError, invariant } from '../../platform/errors.js';
+import { coalescer, type Coalescer } from '../../platform/coalesce.js';
 import type { Ctx } from '../../deps.js';
 import type pg from 'pg';
 import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
 import { checkedAfterKeyLookup, keysPlannedAsOne } from '../../platform/sql/planner.js';
 import { newId } from '../../platform/ids.js';
-import { merged } from '../../platform/objects.js';
 import { jsonText } from '../../platform/outbox.js';
-import { JsonText, OneStatement, OneStatementRefused, runIn, type RawRunner } from '../../platform/one-statement.js';
+import { JsonText, OneStatement, OneStatementRefused, runIn, type RawRunner, type StatementPart } from '../../platform/one-statement.js';
 import { IllegalTransitionError, transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimsInsertSql, takenError, type IdempotencyClaim } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
 import { InsufficientFundsError, journalsCtes, type Posting } from '../ledger/index.js';
-import { holdPostings } from './payment-postings.js';
+import { holdJournal, settleJournal, type PaymentJournal } from './payment-postings.js';
 import { transactionResource } from './transactions.resource.js';
-import { eventPrefix, quoteStatus, transactionStatus } from './transactions.repo.js';
+import { eventPrefix, quoteStatus, refundStatus, transactionStatus } from './transactions.repo.js';
 import { transactionLifecycle, transactionTransitions } from './transactions.model.js';
 
 /**
@@ -37,103 +37,86 @@ export interface StartedPayment {
 }
 
 /**
- * POST /quotes with immediatelyExecute: inserts the quote and its transaction already started.
- * The payments a process starts in one turn of its event loop (concurrent requests) are written by ONE
- * statement (startInserted): one transaction, one commit and one plan for the lot instead of one each —
- * the fixed cost of a statement (executor start, constraint expressions, commit, round trip) was a
- * third of Postgres's work per payment. A refused batch (one payment short of funds, a key taken)
- * wrote nothing, and its payments are then written one by one, each refusal its own request's error.
- * Errors: 400 INSUFFICIENT_FUNDS (nothing written); 409 CONFLICT (the Idempotency-Key was taken).
+ * POST /quotes with immediatelyExecute: inserts quotes and their transactions already started, one result
+ * (the started rows, or the payment's error) per item. The payments a process starts in one turn of its
+ * event loop (concurrent requests) are written by ONE statement per platform (coalescer, src/platform/
+ * coalesce.ts): one transaction, one commit and one plan for the lot instead of one each. A refused batch
+ * (one payment short of funds, a key taken) wrote nothing, and its payments are then written one by one,
+ * each refusal its own request's error. The request's Idempotency-Key record is written with its payment:
+ * a request carrying one starts one payment.
+ * Errors per item: 400 INSUFFICIENT_FUNDS (nothing written); 409 CONFLICT (the Idempotency-Key was taken).
  */
-export async function insertStartedPayment(ctx: Ctx, pending: StartedPayment): Promise<StartedPayment> {
-  const started = startedRows(ctx, pending);
+export async function startPayments(ctx: Ctx, items: readonly StartedPayment[]): Promise<Array<StartedPayment | Error>> {
   const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
-  if (claim) claim.resourceId = started.quote.id;
-  await new Promise<void>((resolve, reject) => queueStart(poolOf(ctx.prisma), { ctx, pending, started, claim, resolve, reject }));
-  return started;
+  invariant(!claim || items.length === 1, 'a request with an Idempotency-Key starts one payment');
+  const starts = startsOn(poolOf(ctx.prisma));
+  return Promise.all(items.map((pending) => starts.load(startItem(ctx, pending, claim)).catch((err: Error) => err)));
 }
 
-/** A payment insertStartedPayment writes, and its request's answer. */
+/** startPayments for one payment. */
+export async function insertStartedPayment(ctx: Ctx, pending: StartedPayment): Promise<StartedPayment> {
+  return throwIfError((await startPayments(ctx, [pending]))[0]!);
+}
+
+const throwIfError = <T>(r: T | Error): T => {
+  if (r instanceof Error) throw r;
+  return r;
+};
+
+/** A payment startPayments writes, with its request's Idempotency-Key claim. */
 interface InsertedStart {
   ctx: Ctx;
   pending: StartedPayment;
   started: StartedPayment;
   claim?: IdempotencyClaim;
-  resolve(): void;
-  reject(err: Error): void;
 }
 
-/** The payments queued in this turn of the event loop, per pool; written at setImmediate. */
-const queuedStarts = new Map<pg.Pool, InsertedStart[]>();
+function startItem(ctx: Ctx, pending: StartedPayment, claim: IdempotencyClaim | undefined): InsertedStart {
+  const started = startedRows(ctx, pending);
+  if (claim) claim.resourceId = started.quote.id;
+  return { ctx, pending, started, claim };
+}
 
-function queueStart(pool: pg.Pool, item: InsertedStart): void {
-  const queued = queuedStarts.get(pool);
-  if (queued) return void queued.push(item);
-  queuedStarts.set(pool, [item]);
-  setImmediate(() => {
-    const items = queuedStarts.get(pool)!;
-    queuedStarts.delete(pool);
-    // One statement per platform (a statement's rows are one platform's), side by side; each request is
-    // answered as soon as its own payment is written or refused, not after the other platforms'.
-    const byPlatform = new Map<string, InsertedStart[]>();
-    for (const i of items) {
-      const list = byPlatform.get(i.ctx.platformId);
-      if (list) list.push(i);
-      else byPlatform.set(i.ctx.platformId, [i]);
-    }
-    for (const list of byPlatform.values()) {
-      for (let at = 0; at < list.length; at += STARTS_PER_STATEMENT) {
-        const batch = list.slice(at, at + STARTS_PER_STATEMENT);
-        startInserted(pool, batch).catch((err: Error) => batch.forEach((i) => i.reject(err)));
-      }
-    }
-  });
+/** The starts of a pool, coalesced per platform (a statement's rows are one platform's), at most STARTS_PER_STATEMENT a statement. */
+const coalescedStarts = new WeakMap<pg.Pool, Coalescer<InsertedStart, StartedPayment>>();
+
+function startsOn(pool: pg.Pool): Coalescer<InsertedStart, StartedPayment> {
+  let starts = coalescedStarts.get(pool);
+  if (!starts) {
+    starts = coalescer<InsertedStart, StartedPayment>({ key: (i) => i.ctx.platformId, flush: 'turn', maxBatch: STARTS_PER_STATEMENT, run: (list) => writeStarts(pool, list), refused: isRefusal });
+    coalescedStarts.set(pool, starts);
+  }
+  return starts;
 }
 
 /** At most this many payments per statement. */
 const STARTS_PER_STATEMENT = 32;
 
-/**
- * Writes payments of one platform, together when there are several, answering each request. A refused
- * batch (a guard failed) or one Postgres rejected (an Idempotency-Key twice in the batch) wrote nothing:
- * each payment is then written on its own, one after the other.
- */
-async function startInserted(pool: pg.Pool, list: InsertedStart[]): Promise<void> {
-  const one = async (i: InsertedStart): Promise<void> => {
-    try {
-      await insertStatement([i]).run(pool);
-    } catch (err) {
-      return i.reject(startError(err, i.started.transaction, i.claim));
-    }
-    if (i.claim) claimCommitted(i.claim);
-    i.resolve();
-  };
-  if (list.length === 1) return one(list[0]!);
+/** Writes payments of one platform by one statement; a lone payment's refusal is its request's error. */
+async function writeStarts(pool: pg.Pool, list: readonly InsertedStart[]): Promise<StartedPayment[]> {
   try {
     await insertStatement(list).run(pool);
   } catch (err) {
-    if (!(err instanceof OneStatementRefused) && !isSqlError(err)) return list.forEach((i) => i.reject(err as Error));
-    // In the order they were asked for: each gets the answer it would have had alone, first come first served.
-    for (const i of list) await one(i);
-    return;
+    if (list.length === 1) throw startError(err, list[0]!.started.transaction, list[0]!.claim);
+    throw err;
   }
-  for (const i of list) {
-    if (i.claim) claimCommitted(i.claim);
-    i.resolve();
-  }
+  for (const i of list) if (i.claim) claimCommitted(i.claim);
+  return list.map((i) => i.started);
 }
 
 /**
- * An error Postgres answered the statement with (a SQLSTATE), not a lost or refused connection (08, 53)
- * or a cancelled statement (57): those would only fail again, once per payment.
+ * A batch refused as a whole (a guard failed), or one Postgres rejected with a SQLSTATE (an
+ * Idempotency-Key twice in the batch) — not a lost or refused connection (08, 53) or a cancelled
+ * statement (57): those would only fail again, once per payment.
  */
-function isSqlError(err: unknown): boolean {
+function isRefusal(err: unknown): boolean {
+  if (err instanceof OneStatementRefused) return true;
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !['08', '53', '57'].includes(code.slice(0, 2));
 }
 
 /** The statement writing `list` (payments of one platform) inserted PROCESSING: the same text for any number of them. */
-function insertStatement(list: InsertedStart[]): OneStatement {
+function insertStatement(list: readonly InsertedStart[]): OneStatement {
   const s = new OneStatement();
   s.insert('q', 'quotes', list.map((i) => i.started.quote));
   s.insert('t', 'transactions', list.map((i) => i.started.transaction));
@@ -189,6 +172,8 @@ export interface StartMove {
   where?: Prisma.Sql;
   /** Columns the start also sets on the transaction (an agent's counted amount, a cleared pendingReason). */
   set?: Partial<Pick<Transaction, 'agentId' | 'agentCountedAmount' | 'pendingReason'>>;
+  /** What else the start's statement writes, guarded before the start itself (a consumed SCA challenge). */
+  part?: StatementPart;
 }
 
 /**
@@ -203,17 +188,23 @@ export async function startPaymentIn(ctx: Ctx, tx: RawRunner, t: Transaction, mo
   const now = ctx.clock.now();
   const started: Transaction = { ...t, ...move.set, status: 'PROCESSING', pendingReason: null, updatedAt: now };
   const s = new OneStatement();
+  move.part?.add(s);
   startMoveCtes(s, ctx, started, move);
   if (move.hold) startCtes(s, ctx.platformId, [{ started: { transaction: started }, eventStates: [started] }], 'cas');
   else transactionEventsCte(s, ctx.platformId, [started]);
   try {
     await runIn(s, tx);
   } catch (err) {
-    if (err instanceof OneStatementRefused && err.code === 'INSUFFICIENT_FUNDS') throw new InsufficientFundsError(t.sourceAccountId);
-    if (err instanceof OneStatementRefused && err.code === 'QUOTE_NOT_PENDING') throw new IllegalTransitionError(transactionLifecycle, move.event, t.status, t.id);
+    if (err instanceof OneStatementRefused) throw move.part?.refusal(err.code) ?? startInError(err, t, move);
     throw err;
   }
   return started;
+}
+
+function startInError(err: OneStatementRefused, t: Transaction, move: StartMove): Error {
+  if (err.code === 'INSUFFICIENT_FUNDS') return new InsufficientFundsError(t.sourceAccountId);
+  if (err.code === 'QUOTE_NOT_PENDING') return new IllegalTransitionError(transactionLifecycle, move.event, t.status, t.id);
+  return err;
 }
 
 /**
@@ -233,24 +224,60 @@ function startMoveCtes(s: OneStatement, ctx: Ctx, started: Transaction, move: St
 function startedRows(ctx: Ctx, pending: StartedPayment): StartedPayment {
   const now = ctx.clock.now();
   return {
-    transaction: merged(pending.transaction, { status: 'PROCESSING' as const, updatedAt: now }),
-    quote: merged(pending.quote, { status: 'PROCESSING' as const, executedAt: now, updatedAt: now }),
+    transaction: { ...pending.transaction, status: 'PROCESSING', updatedAt: now },
+    quote: { ...pending.quote, status: 'PROCESSING', executedAt: now, updatedAt: now },
   };
 }
 
 /** Journal, entries and outbox rows of a started payment and its Idempotency-Key record, then the statement itself. */
 async function runStart(ctx: Ctx, s: OneStatement, started: StartedPayment, eventStates: Transaction[], after: string): Promise<StartedPayment> {
   startCtes(s, ctx.platformId, [{ started, eventStates }], after);
+  await runClaimed(ctx, s, started.quote.id, started.transaction);
+  return started;
+}
+
+/**
+ * Runs a writer's statement on its own (autocommit) with the request's Idempotency-Key record (CTE `idem`,
+ * naming `resourceId`), and marks the claim committed once it is. Errors: startError's.
+ */
+async function runClaimed(ctx: Ctx, s: OneStatement, resourceId: string, t: Transaction): Promise<void> {
   const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
-  if (claim) claim.resourceId = started.quote.id;
+  if (claim) claim.resourceId = resourceId;
   claimsCte(s, claim ? [claim] : []);
   try {
     await s.run(poolOf(ctx.prisma));
   } catch (err) {
-    throw startError(err, started.transaction, claim);
+    throw startError(err, t, claim);
   }
   if (claim) claimCommitted(claim);
-  return started;
+}
+
+/**
+ * The one writer of a quote created PENDING (POST /quotes without immediatelyExecute; a real-time funded or
+ * UMA quote): the quote and its transaction, a real-time quote's funding instructions, OUTGOING_PAYMENT.PENDING
+ * and the request's Idempotency-Key record — one statement. Errors: 409 CONFLICT (the Idempotency-Key was taken).
+ */
+export async function insertPendingQuote(ctx: Ctx, pending: StartedPayment, instructions: ReadonlyArray<Record<string, unknown>>): Promise<StartedPayment> {
+  await runClaimed(ctx, pendingQuoteStatement(ctx, pending, instructions), pending.quote.id, pending.transaction);
+  return pending;
+}
+
+/**
+ * insertPendingQuote's statement in the caller's transaction, for a quote whose creation also opens an SCA
+ * challenge or starts an agent's payment (the transaction's commit writes the Idempotency-Key record: claimingDb).
+ */
+export async function insertPendingQuoteIn(ctx: Ctx, tx: RawRunner, pending: StartedPayment, instructions: ReadonlyArray<Record<string, unknown>>): Promise<Transaction> {
+  await runIn(pendingQuoteStatement(ctx, pending, instructions), tx);
+  return pending.transaction;
+}
+
+function pendingQuoteStatement(ctx: Ctx, pending: StartedPayment, instructions: ReadonlyArray<Record<string, unknown>>): OneStatement {
+  const s = new OneStatement();
+  s.insert('q', 'quotes', [pending.quote]);
+  s.insert('t', 'transactions', [pending.transaction]);
+  s.insert('fi', 'funding_instructions', instructions);
+  transactionEventsCte(s, ctx.platformId, [pending.transaction]);
+  return s;
 }
 
 /**
@@ -266,13 +293,13 @@ function startCtes(s: OneStatement, platformId: string, list: Array<{ started: {
     at,
     prefix: 'hold',
     after: after ? [after] : [],
-    journals: list.map(({ started: { transaction: t } }) => ({ key: `${t.id}:hold`, kind: 'PAYMENT_HOLD', referenceId: t.id, postings: holdPostings(t) })),
+    journals: list.map(({ started: { transaction: t } }) => holdJournal(t)),
   });
 }
 
-/** CTE `tev`: the transaction's events, one per state in `states`, in order. */
-function transactionEventsCte(s: OneStatement, platformId: string, states: Transaction[]): void {
-  s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId, type: `${eventPrefix(state)}.${state.status}`, data: new JsonText(jsonText(transactionResource(state))) })));
+/** CTE `tev`: the transaction's events, one per state in `states`, in order (by default <PREFIX>.<STATUS>). */
+function transactionEventsCte(s: OneStatement, platformId: string, states: Transaction[], status = (t: Transaction): string => t.status): void {
+  s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId, type: `${eventPrefix(state)}.${status(state)}`, data: new JsonText(jsonText(transactionResource(state))) })));
 }
 
 /**
@@ -299,15 +326,7 @@ export async function insertCreditedIncoming(ctx: Ctx, t: Transaction, journal: 
   s.insert('h', 'status_changes', moves);
   journalsCtes(s, { platformId: ctx.platformId, at: t.updatedAt, prefix: 'credit', after: [], journals: [{ ...journal, referenceId: t.id }] });
   transactionEventsCte(s, ctx.platformId, [t]);
-  const claim = ctx.idempotency && !ctx.idempotency.committed ? ctx.idempotency : undefined;
-  if (claim) claim.resourceId = t.id;
-  claimsCte(s, claim ? [claim] : []);
-  try {
-    await s.run(poolOf(ctx.prisma));
-  } catch (err) {
-    throw startError(err, t, claim);
-  }
-  if (claim) claimCommitted(claim);
+  await runClaimed(ctx, s, t.id, t);
   return t;
 }
 
@@ -372,15 +391,16 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
   for (const { t, submission } of list) {
     const fresh = submission && !t.railReference ? submission : undefined;
     settled.push(
-      merged(t, {
-        status: 'COMPLETED' as const,
+      {
+        ...t,
+        status: 'COMPLETED',
         settledAt: now,
         updatedAt: now,
         pendingReason: null,
         railReference: fresh ? fresh.reference : t.railReference,
         submittedAt: fresh ? fresh.submittedAt : t.submittedAt,
         reconcileAfter: fresh ? fresh.reconcileAfter : t.reconcileAfter,
-      }),
+      },
     );
     answers.id.push(t.id);
     answers.ref.push(submission?.reference ?? null);
@@ -414,7 +434,7 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
     at: now,
     prefix: 'settle',
     after: ['cas'],
-    journals: list.map(({ t, postings }) => ({ key: `${t.id}:settle`, kind: 'PAYMENT_SETTLE', referenceId: t.id, postings })),
+    journals: list.map(({ t, postings }) => settleJournal(t, postings)),
   });
   transactionEventsCte(s, ctx.platformId, settled);
   return s;
@@ -438,4 +458,28 @@ export async function claimSubmissions(pool: pg.Pool, items: ReadonlyArray<{ pla
     [now, items.map((i) => i.platformId), items.map((i) => i.transactionId)],
   );
   return modelRows<Transaction>(r);
+}
+
+/**
+ * The one writer of a completed refund, one statement: the refund's compare-and-set PENDING → COMPLETED
+ * (transition()'s `complete` of the refund lifecycle, with its history row), its journal (a release or a
+ * return: refundJournal, payment-postings.ts) with the balance moves and their events, then
+ * <PREFIX>.REFUND_COMPLETED. A refund no longer PENDING (completed or failed by another run) is left
+ * alone (false). Errors: 400 INSUFFICIENT_FUNDS (a bucket would go negative; nothing written).
+ */
+export async function completeRefund(ctx: Ctx, t: Transaction, journal: PaymentJournal): Promise<boolean> {
+  const now = ctx.clock.now();
+  const s = new OneStatement();
+  transitionCtes(s, ctx, refundStatus, 'complete', t.id, { name: 'rf', set: { updatedAt: now, refundSettledAt: now } });
+  s.require('rf', 1, 'REFUND_NOT_PENDING');
+  journalsCtes(s, { platformId: ctx.platformId, at: now, prefix: 'refund', after: ['rf'], journals: [journal] });
+  const refunded: Transaction = { ...t, refundStatus: 'COMPLETED', refundSettledAt: now, updatedAt: now };
+  transactionEventsCte(s, ctx.platformId, [refunded], (r) => `REFUND_${r.refundStatus}`);
+  try {
+    await s.run(poolOf(ctx.prisma));
+    return true;
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'REFUND_NOT_PENDING') return false;
+    throw startError(err, t, undefined);
+  }
 }

@@ -1,5 +1,4 @@
 import type { Ctx } from '../../deps.js';
-import type { TenantTx } from '../../platform/db.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
@@ -55,9 +54,7 @@ export function fundingInstructions(ctx: Ctx, source: ResolvedRealtimeSource, qu
   return ctx.adapters.deposits.instructionsFor({ quoteId, currency: source.currency, amount, networks: source.networks, createdAt, expiresAt, isPlatformAccount: source.customerId === null });
 }
 
-/** Records what deposits match on, in the quote's transaction (unique per platform). */
-export async function saveFundingInstructions(tx: TenantTx, quoteId: string, instructions: FundingInstructionOut[], now: Date): Promise<void> {
-  await tx.fundingInstruction.createMany({
-    data: instructions.map((i) => ({ id: newId('FundingInstruction'), quoteId, network: i.network, asset: i.asset, matchKey: i.matchKey, createdAt: now })) as never,
-  });
+/** The rows recording what deposits match on (unique per platform), written with the quote (insertPendingQuote). */
+export function fundingInstructionRows(platformId: string, quoteId: string, instructions: FundingInstructionOut[], now: Date): Array<Record<string, unknown>> {
+  return instructions.map((i) => ({ id: newId('FundingInstruction'), platformId, quoteId, network: i.network, asset: i.asset, matchKey: i.matchKey, createdAt: now }));
 }

@@ -9,7 +9,6 @@ import { recordEvent } from '../../platform/outbox.js';
 import { getConfig } from '../platforms/index.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
-import { merged } from '../../platform/objects.js';
 import type { Customer, InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride, priceQuoteForWire, type Pricing, getExchangeRate } from '../fees/index.js';
@@ -19,15 +18,16 @@ import { assertScaFactorServed } from './quotes.sca-factor.js';
 import { railChoice } from './ref-reads.js';
 import { transactionResource } from './transactions.resource.js';
 import { enqueueSubmit } from './transactions.jobs.js';
-import { insertStartedPayment, startPaymentIn, startPendingPayment } from './money-path.repo.js';
+import { insertPendingQuote, insertPendingQuoteIn, insertStartedPayment, startPaymentIn, startPendingPayment } from './money-path.repo.js';
+import type { StatementPart } from '../../platform/one-statement.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { admitAgentExecution, announcePendingAction, assertWithinTransactionLimit, toPolicyAmount } from '../agents/index.js';
 import { quoteResource } from './quotes.resource.js';
-import { consumeQuoteChallenge, requireScaSession, verifyQuoteChallenge } from '../sca/index.js';
+import { quoteChallengeConsumption, requireScaSession, verifyQuoteChallenge } from '../sca/index.js';
 import { requireQuoteAuthorization } from './quotes.authorization.js';
 import type { CreateQuoteBody } from './quotes.schemas.js';
 import { assertDestinationVisible, checkUmaLimits, requestUmaPayment, resolveUmaDestination, type ResolvedDestination } from './quotes.destinations.js';
-import { fundingInstructions, resolveRealtimeSource, saveFundingInstructions, type ResolvedRealtimeSource } from './quotes.funding.js';
+import { fundingInstructions, resolveRealtimeSource, fundingInstructionRows, type ResolvedRealtimeSource } from './quotes.funding.js';
 import { feeSplitColumns, type FeeSplitColumns } from './rate-details.js';
 import { beforeMovement, immediateVolume, withinDailyVolume } from './quotes.limits.js'; // hook:25b
 
@@ -51,9 +51,9 @@ async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedS
     const customer = await rowById<Customer>(poolOf(ctx.prisma), 'customers', ctx.platformId, account.customerId);
     if (!customer || customer.isDeleted) throw new NotFoundError('USER_NOT_FOUND', 'The source account\'s customer was not found.');
     if (customer.status !== 'APPROVED') throw new ForbiddenError('USER_NOT_READY', `The customer's verification status is ${customer.status}; money movement needs APPROVED.`);
-    return merged(account, { platformCustomerId: customer.platformCustomerId, customer });
+    return { ...account, platformCustomerId: customer.platformCustomerId, customer };
   }
-  return merged(account, { platformCustomerId: null });
+  return { ...account, platformCustomerId: null };
 }
 
 async function resolveDestination(ctx: Ctx, body: CreateQuoteBody, source: InternalAccount): Promise<ResolvedDestination> {
@@ -253,15 +253,18 @@ function commonColumns(
  */
 async function persistQuote(ctx: Ctx, body: CreateQuoteBody, parties: Parties, priced: Priced, terms: QuoteTerms): Promise<Quote> {
   const { source, dest, sca } = parties;
+  const pending = pendingRows(ctx, body, parties, priced, terms);
   if (body.immediatelyExecute && !sca && !ctx.agent && !source.realtime && !terms.umaPayment) {
-    const pending = pendingRows(ctx, { quoteId: terms.quoteId, transactionId: terms.transactionId, body, pricing: priced.pricing, source, dest, expiresAt: terms.expiresAt, common: terms.common, railReads: priced.railReads });
     const { quote } = await withinDailyVolume(ctx, immediateVolume(body, pending.quote), () => insertStartedPayment(ctx, pending)); // hook:25b
     await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: terms.transactionId });
     return quote;
   }
   const volume = immediateVolume(body, { sendingCurrency: source.currency, receivingCurrency: dest.currency, totalSendingAmount: priced.pricing.totalSendingAmount }); // hook:25b
+  const instructions = fundingInstructionRows(ctx.platformId, terms.quoteId, terms.instructions, terms.common.createdAt);
+  // A quote that only waits (for its execute, its deposit): written by one statement with its key's record.
+  if (!sca && !body.immediatelyExecute) return (await withinDailyVolume(ctx, volume, () => insertPendingQuote(ctx, pending, instructions))).quote; // hook:25b
   const created = await withinDailyVolume(ctx, volume, () => ctx.db.$transaction(async (tx) => { // hook:25b
-    const t = await createPendingQuote(tx, body, parties, priced, terms);
+    const t = await insertPendingQuoteIn(ctx, tx, pending, instructions);
     let afterCommit: (() => Promise<void>) | undefined;
     if (sca) afterCommit = await requireQuoteAuthorization(ctx, tx, t);
     else if (body.immediatelyExecute) afterCommit = (await beginExecution(ctx, tx, t, { by: 'EXECUTE', agent: ctx.agent, agentAmount: priced.agentAmount })).afterCommit;
@@ -271,59 +274,15 @@ async function persistQuote(ctx: Ctx, body: CreateQuoteBody, parties: Parties, p
   return created.quote;
 }
 
-/** The PENDING quote, its transaction, its funding instructions and OUTGOING_PAYMENT.PENDING, in the caller's transaction. */
-async function createPendingQuote(tx: TenantTx, body: CreateQuoteBody, { source, dest }: Parties, { pricing, railReads }: Priced, terms: QuoteTerms): Promise<Transaction> {
-  const { quoteId, transactionId, umaPayment, common } = terms;
-  const amounts = { totalSendingAmount: pricing.totalSendingAmount, totalReceivingAmount: pricing.totalReceivingAmount, feesIncluded: pricing.feesIncluded, platformFeesIncluded: pricing.platformFee, serviceFeesIncluded: pricing.serviceFee };
-  await tx.quote.create({
-    data: {
-      id: quoteId,
-      status: 'PENDING',
-      lockedSide: body.lockedCurrencySide,
-      lockedAmount: BigInt(body.lockedCurrencyAmount),
-      ...amounts,
-      senderCustomerInfo: (body.senderCustomerInfo ?? undefined) as any,
-      transactionId,
-      expiresAt: terms.expiresAt,
-      lookupId: dest.uma?.lookupId ?? null,
-      umaPayment: (umaPayment ?? undefined) as any,
-      funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
-      ...common,
-    } as any,
-  });
-  const t = await tx.transaction.create({
-    data: {
-      id: transactionId,
-      quoteId,
-      status: 'PENDING',
-      type: 'OUTGOING',
-      direction: 'DEBIT',
-      identifierLast3: dest.identifierLast3,
-      platformCustomerId: source.platformCustomerId,
-      sentAmount: pricing.totalSendingAmount,
-      receivedAmount: pricing.totalReceivingAmount,
-      fees: pricing.feesIncluded,
-      platformFees: pricing.platformFee,
-      serviceFees: pricing.serviceFee,
-      counterpartyInformation: ((umaPayment as { counterpartyInformation?: unknown } | undefined)?.counterpartyInformation ?? undefined) as any,
-      ...railReads, // hook:25a
-      ...common,
-    } as any,
-  });
-  if (terms.instructions.length > 0) await saveFundingInstructions(tx, quoteId, terms.instructions, common.createdAt);
-  await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(t));
-  return t;
-}
-
 type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKind' | 'destinationAccountId' | 'paymentRail' | 'sendingCurrency' | 'receivingCurrency' | 'exchangeRate' | 'description' | 'remittanceInformation' | 'purposeOfPayment' | 'agentId' | 'paymentInstructions' | 'createdAt' | 'updatedAt'> &
   FeeSplitColumns & { source: object; destination: object };
 
-/** The PENDING quote and transaction rows of a prefunded quote, as the database holds them. */
-function pendingRows(
-  ctx: Ctx,
-  i: { quoteId: string; transactionId: string; body: CreateQuoteBody; pricing: Pricing; source: ResolvedSource; dest: ResolvedDestination; expiresAt: Date; common: QuoteCommon; railReads: ReturnType<typeof railChoice> },
-): { quote: Quote; transaction: Transaction } {
-  const quote: Quote = merged(i.common, {
+/** The PENDING quote and transaction rows, as the database holds them. */
+function pendingRows(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties, { pricing, railReads }: Priced, terms: QuoteTerms): { quote: Quote; transaction: Transaction } {
+  const i = { ...terms, body, pricing, source, dest, railReads };
+  const uma = terms.umaPayment as (Quote['umaPayment'] & { counterpartyInformation?: Transaction['counterpartyInformation'] }) | undefined;
+  const quote: Quote = {
+    ...i.common,
     id: i.quoteId,
     platformId: ctx.platformId,
     status: 'PENDING',
@@ -338,11 +297,12 @@ function pendingRows(
     transactionId: i.transactionId,
     expiresAt: i.expiresAt,
     executedAt: null,
-    lookupId: null,
-    umaPayment: null,
-    funding: 'ACCOUNT',
-  });
-  const transaction: Transaction = merged(i.common, {
+    lookupId: dest.uma?.lookupId ?? null,
+    umaPayment: uma ?? null,
+    funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
+  };
+  const transaction: Transaction = {
+    ...i.common,
     id: i.transactionId,
     platformId: ctx.platformId,
     quoteId: i.quoteId,
@@ -369,10 +329,10 @@ function pendingRows(
     pendingReason: null,
     approvalRequestedAt: null,
     agentCountedAmount: null,
-    counterpartyInformation: null,
+    counterpartyInformation: uma?.counterpartyInformation ?? null,
     ...i.railReads, // hook:25a
     receiptDeliveryConfirmedAt: null,
-  });
+  };
   return { quote, transaction };
 }
 
@@ -419,7 +379,8 @@ async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: Age
  */
 export type ExecutionTrigger =
   | { by: 'EXECUTE' | 'FUNDING'; agent?: AgentActor; agentAmount?: bigint }
-  | { by: 'AUTHORIZE' | 'APPROVAL' | 'INCOMING' };
+  | { by: 'AUTHORIZE'; challenge: StatementPart }
+  | { by: 'APPROVAL' | 'INCOMING' };
 
 export interface ExecutionStart {
   /** PROCESSING: funds held (outgoing), to be submitted to the rail; AWAITING_APPROVAL: an agent's payment waits for the platform. */
@@ -441,7 +402,7 @@ export async function beginExecution(ctx: Ctx, tx: TenantTx, t: Transaction, tri
   let status: ExecutionStart['status'] = 'PROCESSING';
   // Every start is written by startPaymentIn (money-path.repo.ts), the statement the autocommit starts run too.
   if (trigger.by === 'EXECUTE' || trigger.by === 'FUNDING') status = await startExecution(ctx, tx, t, trigger.agent, trigger.agentAmount);
-  else if (trigger.by === 'AUTHORIZE') await startPaymentIn(ctx, tx, t, { event: 'authorize', hold: true });
+  else if (trigger.by === 'AUTHORIZE') await startPaymentIn(ctx, tx, t, { event: 'authorize', hold: true, part: trigger.challenge });
   else if (trigger.by === 'APPROVAL') await startPaymentIn(ctx, tx, t, { event: 'execute', hold: true, where: Prisma.sql`"pending_reason" = 'PLATFORM_APPROVAL'` });
   else await startPaymentIn(ctx, tx, t, { event: 'execute', hold: false });
   const submit = () => enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: t.id });
@@ -498,8 +459,8 @@ export async function executeQuote(ctx: Ctx, id: string, walletSignature: Signat
 }
 
 /**
- * POST /quotes/{id}/authorize {code}: src/domains/sca verifies the code; the verified challenge is consumed in the
- * transaction that begins the execution (funds held, PROCESSING) and the submission is queued after the commit.
+ * POST /quotes/{id}/authorize {code}: src/domains/sca verifies the code; the verified challenge is consumed by the
+ * statement that begins the execution (funds held, PROCESSING) and the submission is queued after the commit.
  * Errors: 400 INVALID_INPUT (wrong or expired code), INSUFFICIENT_FUNDS; 404 QUOTE_NOT_FOUND; 409 CONFLICT,
  * SCA_SESSION_REQUIRED; 423 ACCOUNT_LOCKED.
  */
@@ -507,9 +468,9 @@ export async function authorizeQuote(ctx: Ctx, id: string, code: string): Promis
   const quote = await getQuote(ctx, id);
   const verified = await verifyQuoteChallenge(ctx, quote, code);
   const execution = await ctx.db.$transaction(async (tx) => {
-    await consumeQuoteChallenge(ctx, tx, verified);
     const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
-    return beginExecution(ctx, tx, t, { by: 'AUTHORIZE' });
+    // The challenge is used up by the start's own statement, guarded before the hold.
+    return beginExecution(ctx, tx, t, { by: 'AUTHORIZE', challenge: quoteChallengeConsumption(ctx, verified) });
   });
   await execution.afterCommit();
   return getQuote(ctx, id);

@@ -3,9 +3,10 @@ import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
-import DataLoader from 'dataloader';
 import { randomUUID } from 'node:crypto';
-import { applyPayoutReport, pollPayment, refundPayment, submitPayment, submitPayments, type StepOutcome } from './settlement.service.js';
+import { coalescer, type Coalescer } from '../../platform/coalesce.js';
+import { applyPayoutReport, pollPayment, refundPayment, submitPayment, type StepOutcome } from './settlement.service.js';
+import { submitPayments } from './settlement.batches.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
 import { railFor } from '../../adapters/rails/registry.js';
 import { expireQuote } from './transactions.service.js';
@@ -56,24 +57,25 @@ export async function enqueueSubmit(deps: AppDeps, data: PaymentJob): Promise<vo
   await submitQueuer(deps).load({ platformId: data.platformId, transactionId: data.transactionId });
 }
 
-const submitQueuers = new WeakMap<AppDeps, DataLoader<PaymentJob, void>>();
+const submitQueuers = new WeakMap<AppDeps, Coalescer<PaymentJob, void>>();
 
-function submitQueuer(deps: AppDeps): DataLoader<PaymentJob, void> {
-  let loader = submitQueuers.get(deps);
-  if (!loader) {
-    loader = new DataLoader<PaymentJob, void>(
-      async (items) => {
+function submitQueuer(deps: AppDeps): Coalescer<PaymentJob, void> {
+  let queuer = submitQueuers.get(deps);
+  if (!queuer) {
+    queuer = coalescer<PaymentJob, void>({
+      flush: 'turn',
+      maxBatch: SUBMITS_PER_JOB,
+      run: async (items) => {
         const queue = queueOf(deps, PAYMENTS_QUEUE);
         if (items.length === 1) await queue.add('submit', items[0]!, { jobId: submitJobId(items[0]!.transactionId), ...JOB_RETRY });
         // A fresh id: an id derived from its payments could match an earlier job's, which BullMQ would take for this one and drop.
         else await queue.add('submits', { items: [...items] } satisfies SubmitsJob, { jobId: jobIdOf('submits', randomUUID()), ...JOB_RETRY });
         return items.map(() => undefined);
       },
-      { cache: false, maxBatchSize: SUBMITS_PER_JOB, batchScheduleFn: (run) => setImmediate(run) },
-    );
-    submitQueuers.set(deps, loader);
+    });
+    submitQueuers.set(deps, queuer);
   }
-  return loader;
+  return queuer;
 }
 
 /** A `submits` job: several payments' submissions queued at once (enqueueSubmit). */
@@ -154,12 +156,8 @@ async function runStep(deps: AppDeps, name: string, data: PaymentJob): Promise<S
  * — one claim, one destination read, one settlement commit for the lot. Each job still stands for its
  * payment alone: its own outcome, its own retries. With no backlog a batch is one job.
  */
-function submitBatches(deps: AppDeps): DataLoader<PaymentJob, StepOutcome> {
-  return new DataLoader<PaymentJob, StepOutcome>((jobs) => submitPayments(deps, jobs), {
-    cache: false,
-    maxBatchSize: deps.config.PAYMENT_CONCURRENCY,
-    batchScheduleFn: (run) => setTimeout(run, deps.config.PAYMENT_BATCH_LINGER_MS),
-  });
+function submitBatches(deps: AppDeps): Coalescer<PaymentJob, StepOutcome> {
+  return coalescer<PaymentJob, StepOutcome>({ flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => submitPayments(deps, jobs) });
 }
 
 export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions): Worker {
@@ -184,7 +182,7 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
  * then scheduled. A payment whose step threw fails the job once the others are done: the retry finds
  * their work done (every step is idempotent) and repeats only the failed one's.
  */
-async function submitAll(deps: AppDeps, submits: DataLoader<PaymentJob, StepOutcome>, items: PaymentJob[]): Promise<string[]> {
+async function submitAll(deps: AppDeps, submits: Coalescer<PaymentJob, StepOutcome>, items: PaymentJob[]): Promise<string[]> {
   const outcomes = await Promise.allSettled(items.map((item) => submitOne(deps, submits, item)));
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failed) throw failed.reason;
@@ -192,7 +190,7 @@ async function submitAll(deps: AppDeps, submits: DataLoader<PaymentJob, StepOutc
 }
 
 /** One payment's submission, through the worker's batches, then its next check scheduled. */
-async function submitOne(deps: AppDeps, submits: DataLoader<PaymentJob, StepOutcome>, item: PaymentJob): Promise<StepOutcome['next']> {
+async function submitOne(deps: AppDeps, submits: Coalescer<PaymentJob, StepOutcome>, item: PaymentJob): Promise<StepOutcome['next']> {
   const key = { platformId: item.platformId, transactionId: item.transactionId };
   const outcome = await submits.load(key);
   await scheduleNext(deps, key, outcome, undefined);

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Ctx } from '../../deps.js';
 import { poolOf, preparedStatements, type TenantTx } from '../../platform/db.js';
-import type DataLoader from 'dataloader';
+import type { Coalescer } from '../../platform/coalesce.js';
 import { keyedReads, type RowKey } from '../../platform/raw-rows.js';
 import { invariant } from '../../platform/errors.js';
 import { statusColumn, transition, type MoveOptions } from '../../platform/state-machine.js';
@@ -17,7 +17,7 @@ type TxData = Partial<Pick<Transaction, 'failureReason' | 'railReference' | 'sub
 /** Where the payment lifecycles live (money-path.repo.ts composes the same moves into its statements). */
 export const transactionStatus = statusColumn(transactionLifecycle, 'transactions', 'status');
 export const quoteStatus = statusColumn(quoteLifecycle, 'quotes', 'status');
-const refundStatus = statusColumn(refundLifecycle, 'transactions', 'refund_status');
+export const refundStatus = statusColumn(refundLifecycle, 'transactions', 'refund_status');
 
 /**
  * The one way a transaction's status changes: transition() — a compare-and-set on the statuses the
@@ -110,7 +110,7 @@ const PRISMA_TYPES = { getTypeParser: (oid: number, format?: string) => (oid ===
 /**
  * Row values, in TRANSACTION_FIELDS' order, as a Transaction. Written as one object literal: V8 keeps it
  * a fast object, where 53 stores by computed key leave a slow (dictionary) one that costs every read of
- * it afterwards (2 µs a request on GET /transactions/{id}). That each field reads its own column is
+ * it afterwards (measured: docs/decisions.md "Measurements behind the code"). That each field reads its own column is
  * checked below, when the module loads.
  */
 function toTransaction(v: any[]): Transaction {
@@ -133,7 +133,7 @@ const probe = toTransaction([...TRANSACTION_FIELDS]) as unknown as Record<string
 invariant(Object.keys(probe).length === TRANSACTION_FIELDS.length && TRANSACTION_FIELDS.every((f) => probe[f] === f), 'toTransaction reads a field from another column');
 
 /** Reads of `sql` by keyedReads, with array rows typed as Prisma types them; row[0] is the id, row[1] the platform. */
-function pairReads<R>(name: string, sql: string, pick: (row: unknown[]) => R): (pool: pg.Pool) => DataLoader<RowKey, R | null> {
+function pairReads<R>(name: string, sql: string, pick: (row: unknown[]) => R): (pool: pg.Pool) => Coalescer<RowKey, R | null> {
   return keyedReads<unknown[], R>({
     read: async (pool, ids, platformIds) =>
       (await pool.query<unknown[]>({ ...(preparedStatements(pool) ? { name } : {}), text: sql, values: [ids, platformIds], rowMode: 'array', types: PRISMA_TYPES })).rows,
@@ -150,7 +150,7 @@ const versionsById = pairReads('svc_transaction_versions', VERSIONS_SQL, (row) =
 /**
  * A transaction of the caller's platform by id, or null: a primary-key read on the pg pool under Prisma
  * (Prisma's own query path costs several times the read itself on the hot GET /transactions/{id}),
- * sent together with the other reads asked for in the same turn of the event loop (dataloader: one
+ * sent together with the other reads asked for in the same turn of the event loop (coalescer: one
  * statement for the requests that arrived together, each read sent after it was asked for). Scoped by
  * platform_id here, as raw SQL is not scoped by tenantDb; the row is the Transaction Prisma would
  * return. A named prepared statement unless DATABASE_PREPARED_STATEMENTS is off (a transaction-mode pooler).

@@ -7,7 +7,8 @@ import { scaApplies, assertNotLocked, recordFailedProof, recordSuccessfulProof }
 import { activeTotp, consumeTotpCode } from './factors.service.js';
 import { requireScaSession } from './login.service.js';
 import { hashCode, newOneTimeCode } from './sca.model.js';
-import { challengeView, codeMatches, findOutstandingChallenge, insertChallenge, resolveChallenge, sendChallengeCode, type ScaChallengeView } from './challenges.js';
+import { challengeView, codeMatches, findOutstandingChallenge, insertChallenge, resolveChallenge, resolveChallengeCtes, sendChallengeCode, type ScaChallengeView } from './challenges.js';
+import type { StatementPart } from '../../platform/one-statement.js';
 
 /**
  * Per-payment authorization challenges (spec "Quote and transaction": POST /quotes for an SCA customer →
@@ -78,9 +79,20 @@ export async function verifyQuoteChallenge(ctx: Ctx, quote: Quote, code: string)
   return { challengeId: challenge.id };
 }
 
-/** In the caller's transaction: uses up a verified challenge. Errors: 409 CONFLICT (a concurrent request used it). */
-export async function consumeQuoteChallenge(ctx: Ctx, tx: TenantTx, verified: VerifiedQuoteChallenge): Promise<void> {
-  if (!(await resolveChallenge(ctx, tx, verified.challengeId, 'SUCCEEDED'))) throw new ConflictError('CONFLICT', 'The challenge was used by a concurrent request.');
+/**
+ * A verified challenge used up by the statement that begins the payment (the payments domain's one writer,
+ * money-path.repo.ts startPaymentIn): CTE `sca`, the challenge's compare-and-set, required before anything
+ * else of the statement; `refusal` maps the statement's refusal to the request's error (409 CONFLICT: a
+ * concurrent request used it).
+ */
+export function quoteChallengeConsumption(ctx: Ctx, verified: VerifiedQuoteChallenge): StatementPart {
+  return {
+    add(s) {
+      resolveChallengeCtes(ctx, s, verified.challengeId, 'SUCCEEDED', 'sca');
+      s.require('sca', 1, 'SCA_CHALLENGE_USED');
+    },
+    refusal: (code) => (code === 'SCA_CHALLENGE_USED' ? new ConflictError('CONFLICT', 'The challenge was used by a concurrent request.') : undefined),
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
 import type { Customer, ScaChallenge as ScaChallengeRow } from '../../generated/prisma/client.js';
-import { statusColumn, tryTransition } from '../../platform/state-machine.js';
+import { statusColumn, transitionCtes, tryTransition, type CteChain } from '../../platform/state-machine.js';
 import { hashCode, newOneTimeCode, scaChallengeLifecycle } from './sca.model.js';
 
 /**
@@ -102,6 +102,11 @@ const EVENT_FOR = { SUCCEEDED: 'succeed', FAILED: 'fail', EXPIRED: 'expire' } as
 /** Resolves an outstanding challenge (compare-and-set): false when another request resolved it first. */
 export async function resolveChallenge(ctx: Ctx, tx: TenantTx | Ctx['db'], id: string, status: 'SUCCEEDED' | 'FAILED' | 'EXPIRED'): Promise<boolean> {
   return (await tryTransition(tx, ctx, challengeStatus, EVENT_FOR[status], id, { set: { resolvedAt: ctx.clock.now() } })) !== null;
+}
+
+/** resolveChallenge as CTEs of a larger statement: the compare-and-set `<name>` and its history row; the caller requires `<name>`. */
+export function resolveChallengeCtes(ctx: Ctx, s: CteChain, id: string, status: 'SUCCEEDED' | 'FAILED' | 'EXPIRED', name: string): void {
+  transitionCtes(s, ctx, challengeStatus, EVENT_FOR[status], id, { name, set: { resolvedAt: ctx.clock.now() } });
 }
 
 /** Checks an SMS code against the outstanding challenge and consumes it when right. */

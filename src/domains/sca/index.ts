@@ -24,7 +24,7 @@ export const scaModule: DomainModule = {
  */
 export { requireScaSession } from './login.service.js';
 export {
-  consumeQuoteChallenge, dueQuoteChallenges, expireQuoteChallenge, openQuoteChallenge, quoteScaChallenge, resendQuoteChallenge, verifyQuoteChallenge,
+  dueQuoteChallenges, expireQuoteChallenge, openQuoteChallenge, quoteChallengeConsumption, quoteScaChallenge, resendQuoteChallenge, verifyQuoteChallenge,
   type QuoteChallengeRequest, type VerifiedQuoteChallenge,
 } from './authorization.service.js';
 export { authorizeBody } from './sca.schemas.js';

@@ -2,6 +2,7 @@ import type { FastifyRateLimitOptions, FastifyRateLimitStore, FastifyRateLimitSt
 import type { Redis } from '../redis.js';
 import { LRUCache } from 'lru-cache';
 import { invariant } from '../errors.js';
+import { coalescer } from '../coalesce.js';
 
 type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
 
@@ -49,7 +50,7 @@ interface Lease {
  * window per key from its first hit). A hit's count is its permit's ordinal in the window, as one INCR
  * per hit would give it, so who is over the limit is decided as the library decides it, and processes
  * running the library's store count on the same keys. Two things spare the round trip per request
- * (issue 12: the counter was a quarter of the API's CPU on GET /transactions/{id}):
+ * (issue 12; the measurement is in docs/decisions.md "Rate-limit counters"):
  * - the hits on a key during one turn of the event loop reach Redis as one INCRBY, sent at setImmediate;
  * - that INCRBY also takes a few permits more (leaseExtra: up to 64, at most an eighth of what the
  *   window has left, none near the limit), which this process's next hits on the key use without
@@ -70,13 +71,21 @@ export function coalescingRedisStore(redis: Redis, nameSpace: string): FastifyRa
   } as unknown as FastifyRateLimitStoreCtor;
 }
 
+/** A hit on a key, and its answer: its permit's ordinal in the window and the window's remaining ms. */
+interface Hit {
+  key: string;
+  windowMs: number;
+  max: number;
+}
+type Permit = { current: number; ttl: number };
+
 class CoalescingRedisStore implements FastifyRateLimitStore {
-  private pending = new Map<string, { key: string; windowMs: number; max: number; callbacks: Callback[] }>();
-  private scheduled = false;
   /** Per key (credential or agent): a bounded number of them, the least recently used dropped first. */
   private readonly leases = new LRUCache<string, Lease>({ max: 10_000 });
   /** INCRBYs on their way to Redis, per key. */
   private readonly sending = new Map<string, number>();
+  /** The hits on a key in one turn of the event loop, counted together (src/platform/coalesce.ts). */
+  private readonly hits = coalescer<Hit, Permit>({ key: (h) => `${h.windowMs}\n${h.max}\n${h.key}`, flush: 'turn', maxBatch: Number.POSITIVE_INFINITY, run: (hits) => this.count(hits) });
 
   constructor(
     private readonly redis: WithCommand,
@@ -85,60 +94,50 @@ class CoalescingRedisStore implements FastifyRateLimitStore {
 
   incr(key: string, callback: Callback, timeWindow: number, max: number): void {
     const full = this.prefix + key;
-    if (this.serve(this.leases.get(full), [callback]) === 1) return;
-    const batchKey = `${timeWindow}\n${max}\n${full}`;
-    let batch = this.pending.get(batchKey);
-    if (!batch) this.pending.set(batchKey, (batch = { key: full, windowMs: timeWindow, max, callbacks: [] }));
-    batch.callbacks.push(callback);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.flush);
-    }
+    const leased = this.serve(this.leases.get(full), 1);
+    if (leased.length === 1) return callback(null, leased[0]);
+    this.hits.load({ key: full, windowMs: timeWindow, max }).then(
+      (permit) => callback(null, permit),
+      (err: Error) => callback(err),
+    );
   }
 
-  private readonly flush = (): void => {
-    this.scheduled = false;
-    const batches = this.pending;
-    this.pending = new Map();
-    for (const batch of batches.values()) {
-      const { key, windowMs, max } = batch;
-      const before = this.leases.get(key);
-      // Hits that waited while a lease arrived take its permits first.
-      const served = this.serve(before, batch.callbacks);
-      const callbacks = served > 0 ? batch.callbacks.slice(served) : batch.callbacks;
-      if (callbacks.length === 0) continue;
-      const now = Date.now();
-      // One lease in the making per key, taken only once the last one is used up: a batch sent while
-      // another is on its way takes only its hits, so no lease replaces one whose permits are unused.
-      const sending = this.sending.get(key) ?? 0;
-      const extra = sending > 0 ? 0 : leaseExtra(max, before && before.endsAt > now ? before.counted : 0);
-      const take = callbacks.length + extra;
-      this.sending.set(key, sending + 1);
-      this.redis[COMMAND](key, take, windowMs, (err, result) => {
-        const left = this.sending.get(key)! - 1;
-        if (left > 0) this.sending.set(key, left);
-        else this.sending.delete(key);
-        if (err || !result) {
-          for (const cb of callbacks) cb(err ?? new Error('rate limit: no answer from Redis'));
-          return;
-        }
-        const [after, ttl] = result;
-        const first = after - take + 1;
-        // The permits beyond the hits, up to the limit, are this process's until the window ends.
-        if (extra > 0) this.leases.set(key, { next: first + callbacks.length, last: Math.min(after, max), endsAt: Date.now() + ttl, counted: after });
-        for (let i = 0; i < callbacks.length; i++) callbacks[i]!(null, { current: first + i, ttl });
-      });
-    }
-  };
-
-  /** Gives the first hits of `callbacks` the lease's next permits while it has some in a running window; how many it served. */
-  private serve(lease: Lease | undefined, callbacks: readonly Callback[]): number {
-    if (!lease || lease.next > lease.last) return 0;
-    const ttl = lease.endsAt - Date.now();
-    if (ttl <= 0) return 0;
-    const served = Math.min(callbacks.length, lease.last - lease.next + 1);
-    for (let i = 0; i < served; i++) callbacks[i]!(null, { current: lease.next++, ttl });
+  /** The permits of a key's hits: a lease's first (hits that waited while one arrived), then one INCRBY for the rest. */
+  private async count(hits: readonly Hit[]): Promise<Array<Permit | Error>> {
+    const { key, windowMs, max } = hits[0]!;
+    const before = this.leases.get(key);
+    const served: Array<Permit | Error> = this.serve(before, hits.length);
+    const waiting = hits.length - served.length;
+    if (waiting === 0) return served;
+    const now = Date.now();
+    // One lease in the making per key, taken only once the last one is used up: a batch sent while
+    // another is on its way takes only its hits, so no lease replaces one whose permits are unused.
+    const sending = this.sending.get(key) ?? 0;
+    const extra = sending > 0 ? 0 : leaseExtra(max, before && before.endsAt > now ? before.counted : 0);
+    const take = waiting + extra;
+    this.sending.set(key, sending + 1);
+    const result = await new Promise<[number, number] | Error>((resolve) =>
+      this.redis[COMMAND](key, take, windowMs, (err, r) => resolve(err ?? r ?? new Error('rate limit: no answer from Redis'))),
+    );
+    const left = this.sending.get(key)! - 1;
+    if (left > 0) this.sending.set(key, left);
+    else this.sending.delete(key);
+    if (result instanceof Error) return [...served, ...Array.from({ length: waiting }, () => result)];
+    const [after, ttl] = result;
+    const first = after - take + 1;
+    // The permits beyond the hits, up to the limit, are this process's until the window ends.
+    if (extra > 0) this.leases.set(key, { next: first + waiting, last: Math.min(after, max), endsAt: Date.now() + ttl, counted: after });
+    for (let i = 0; i < waiting; i++) served.push({ current: first + i, ttl });
     return served;
+  }
+
+  /** Up to `wanted` of the lease's next permits while it has some in a running window. */
+  private serve(lease: Lease | undefined, wanted: number): Permit[] {
+    if (!lease || lease.next > lease.last) return [];
+    const ttl = lease.endsAt - Date.now();
+    if (ttl <= 0) return [];
+    const served = Math.min(wanted, lease.last - lease.next + 1);
+    return Array.from({ length: served }, () => ({ current: lease.next++, ttl }));
   }
 
   /** A route's own limit (config.rateLimit): its keys apart, as RedisStore names them. */

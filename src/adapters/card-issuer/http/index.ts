@@ -1,6 +1,6 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { AdapterConfigError, type CallOptions, type InboundWebhook } from '../../common.js';
+import { AdapterConfigError, p256PublicKey, type CallOptions, type InboundWebhook } from '../../common.js';
 import { BRIDGE_SIGNATURE_HEADER, verifyBridgeSignature } from '../../rails/http/index.js';
 import { CardIssuerError, type CardIssuerAdapter, type CardIssuerAdapterContext, type ProvisionResult } from '../port.js';
 import { dispatchProcessorMessage } from '../protocol.js';
@@ -40,15 +40,7 @@ const revealAnswer = z.object({ url: z.string().url(), expiresAt: z.string().dat
 function parseSettings(raw: Record<string, string>): { settings: z.infer<typeof settingsSchema>; publicKey: KeyObject } {
   const parsed = settingsSchema.safeParse(raw);
   if (!parsed.success) throw new AdapterConfigError(parsed.error.issues.map((i) => `ADAPTER_CARD_HTTP_${i.path.join('.')}: ${i.message}`).join('; '));
-  let publicKey: KeyObject;
-  try {
-    publicKey = createPublicKey(parsed.data.PUBLIC_KEY.replace(/\\n/g, '\n'));
-  } catch {
-    throw new AdapterConfigError('ADAPTER_CARD_HTTP_PUBLIC_KEY: is not a PEM public key');
-  }
-  if (publicKey.asymmetricKeyType !== 'ec' || publicKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    throw new AdapterConfigError('ADAPTER_CARD_HTTP_PUBLIC_KEY: must be an EC P-256 (prime256v1) public key');
-  }
+  const publicKey = p256PublicKey(parsed.data.PUBLIC_KEY, 'ADAPTER_CARD_HTTP_PUBLIC_KEY');
   return { settings: parsed.data, publicKey };
 }
 

@@ -1,6 +1,6 @@
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { verify, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { AdapterConfigError, type CallOptions, type InboundWebhook, type InboundWebhookAnswer } from '../../common.js';
+import { AdapterConfigError, p256PublicKey, type CallOptions, type InboundWebhook, type InboundWebhookAnswer } from '../../common.js';
 import { PAYOUT_STATUSES, RailError, type PayoutRequest, type PayoutResult, type RailAdapter, type RailAdapterContext, type RefundResult } from '../port.js';
 
 /**
@@ -60,15 +60,7 @@ function parseSettings(raw: Record<string, string>): { settings: HttpBridgeSetti
     const say = (i: z.core.$ZodIssue) => (i.code === 'invalid_type' && /received undefined/.test(i.message) ? 'is required' : i.message);
     throw new AdapterConfigError(parsed.error.issues.map((i) => `ADAPTER_HTTP_${i.path.join('.')}: ${say(i)}`).join('; '));
   }
-  let publicKey: KeyObject;
-  try {
-    publicKey = createPublicKey(parsed.data.PUBLIC_KEY.replace(/\\n/g, '\n'));
-  } catch {
-    throw new AdapterConfigError('ADAPTER_HTTP_PUBLIC_KEY: is not a PEM public key');
-  }
-  if (publicKey.asymmetricKeyType !== 'ec' || publicKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    throw new AdapterConfigError('ADAPTER_HTTP_PUBLIC_KEY: must be an EC P-256 (prime256v1) public key');
-  }
+  const publicKey = p256PublicKey(parsed.data.PUBLIC_KEY, 'ADAPTER_HTTP_PUBLIC_KEY');
   return { settings: parsed.data, publicKey };
 }
 

@@ -1,0 +1,131 @@
+import type { AppDeps, Ctx } from '../../deps.js';
+import { ctxFor } from '../../deps.js';
+import { poolOf } from '../../platform/db.js';
+import { runBatch } from '../../platform/coalesce.js';
+import type { Transaction } from '../../generated/prisma/client.js';
+import type { Posting } from '../ledger/index.js';
+import { railFor } from '../../adapters/rails/registry.js';
+import { getPayoutDestinations } from '../external-accounts/index.js';
+import type { PayoutRequest, PayoutResult, RailAdapter } from '../../adapters/rails/port.js';
+import { claimSubmissions, settlePayments, type RailSubmission } from './money-path.repo.js';
+import { applyPayoutResult, completedAtOnce, loadTransaction, payoutRequest, recordSubmission, settlePostingsOf, submitPayment, type StepOutcome } from './settlement.service.js';
+
+/**
+ * submitPayment for many payments at once (issue 12: the payments worker's batches when its queue has a
+ * backlog, gathered by its coalescer in transactions.jobs.ts), with the same outcome per payment and a
+ * handful of statements for the whole batch instead of half a dozen per payment: one claim of them all
+ * (claimSubmissions), one read of their destinations per platform, the rail's answers (one call for the
+ * lot when the adapter takes batches: submitPayouts), and the payouts the rail completed at once settled
+ * together, one statement per platform (settlePayments). Anything off the common path — a payment the
+ * claim did not return (internal or UMA destination, already claimed or submitted, no longer
+ * PROCESSING), a rail that did not complete at once or threw — goes through submitPayment (or, once
+ * submitted, applyPayoutResult) on its own, where each case is handled as it always was. Outcomes (or
+ * the error of a payment's own path) are in the order of `items`. A batch of one takes this path too:
+ * its four statements (claim, destination, the sandbox bank's, settlement) are raw and prepared but one.
+ */
+export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platformId: string; transactionId: string }>): Promise<Array<StepOutcome | Error>> {
+  const claimed = await claimSubmissions(poolOf(deps.prisma), items, deps.clock.now()).catch((err: unknown) => {
+    // A deadlock with another batch over a duplicate job, a lost connection: one by one instead.
+    deps.logger.warn({ err, count: items.length }, 'batched claim failed; submitting one by one');
+    return [] as Transaction[];
+  });
+  const batch: Batch = { outcomes: new Map(), completed: [] };
+  await Promise.all([...groupBy(claimed, (t) => t.platformId)].map(([platformId, ts]) => submitClaimed(deps, ctxFor(deps, platformId), ts, batch)));
+  await settleCompleted(deps, batch);
+  // One payment's failure is its job's alone (retried by the queue), not the batch's.
+  return Promise.all(items.map((i) => (batch.outcomes.get(i.transactionId) ?? submitPayment(deps, i.platformId, i.transactionId)).catch(asError)));
+}
+
+/** A payout the rail completed at once, to settle with the others of its platform. */
+interface Completed {
+  ctx: Ctx;
+  t: Transaction;
+  postings: Posting[];
+  submission: RailSubmission;
+  outcome: StepOutcome;
+}
+
+/** What a batch decided so far: each payment's outcome on its own path, and the payouts to settle together. */
+interface Batch {
+  outcomes: Map<string, Promise<StepOutcome>>;
+  completed: Completed[];
+}
+
+/** Hands the claimed payments of one platform to their rails and sorts the answers. */
+async function submitClaimed(deps: AppDeps, ctx: Ctx, ts: Transaction[], batch: Batch): Promise<void> {
+  const destinations = await getPayoutDestinations(ctx, ts.map((t) => t.destinationAccountId).filter((id): id is string => id !== null));
+  const requests = ts.map((t) => {
+    const d = t.destinationAccountId ? destinations.get(t.destinationAccountId) : undefined;
+    return payoutRequest(t, d ? { accountType: d.accountType, accountInfo: d.accountInfo } : { accountType: 'UNKNOWN', accountInfo: {} });
+  });
+  const answers = railAnswers(deps, ts, requests);
+  await Promise.all(
+    ts.map(async (t, i) => {
+      let result: PayoutResult;
+      try {
+        result = await answers[i]!;
+      } catch {
+        // The claim stands (a claimed payment is resubmitted with the same key): the single path
+        // repeats the call and handles a refusal or an error as it always does.
+        batch.outcomes.set(t.id, submitPayment(deps, ctx.platformId, t.id));
+        return;
+      }
+      if (result.status !== 'COMPLETED') {
+        batch.outcomes.set(t.id, recordSubmission(deps, ctx, t, result.reference).then(async () => applyPayoutResult(ctx, (await loadTransaction(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS)));
+        return;
+      }
+      const done = completedAtOnce(deps, ctx, t, result);
+      batch.completed.push({ ctx, t, postings: await settlePostingsOf(ctx.db, t), submission: done.submission, outcome: done.outcome });
+    }),
+  );
+}
+
+/** The rail's answers, in the order of `ts`: in one call per adapter that takes batches (submitPayouts), else one call each. */
+function railAnswers(deps: AppDeps, ts: Transaction[], requests: PayoutRequest[]): Array<Promise<PayoutResult>> {
+  const byRail = groupBy(ts.map((_, i) => i), (i) => railFor(deps, ts[i]!.paymentRail ?? 'NONE'));
+  const answers: Array<Promise<PayoutResult>> = new Array(ts.length);
+  for (const [rail, idx] of byRail) {
+    if (rail.submitPayouts && idx.length > 1) {
+      const all = (rail as Required<Pick<RailAdapter, 'submitPayouts'>>).submitPayouts(idx.map((i) => requests[i]!));
+      idx.forEach((i, k) => (answers[i] = all.then((r) => r[k]!)));
+    } else for (const i of idx) answers[i] = rail.submitPayout(requests[i]!);
+  }
+  return answers;
+}
+
+/**
+ * The payouts the rail completed at once: settled per platform in one statement (settlePayments: one
+ * commit, a shared balance moved once). Refused as a whole (a payment cancelled meanwhile) or failed:
+ * one by one (runBatch), where each payment's own case is handled.
+ */
+async function settleCompleted(deps: AppDeps, batch: Batch): Promise<void> {
+  await Promise.all(
+    [...groupBy(batch.completed, (c) => c.ctx)].map(async ([ctx, list]) => {
+      const results = await runBatch(list, {
+        run: async (some) => {
+          // A lone payment no longer PROCESSING is left alone (its own path decided it); a batch of several refuses.
+          if (!(await settlePayments(ctx, [...some])) && some.length > 1) throw new Error('batched settlement refused');
+          return some.map((c) => c.outcome);
+        },
+        refused: (err) => {
+          deps.logger.warn({ err, count: list.length }, 'batched settlement failed; settling one by one');
+          return true;
+        },
+      });
+      list.forEach((c, i) => batch.outcomes.set(c.t.id, results[i] instanceof Error ? Promise.reject(results[i]) : Promise.resolve(results[i] as StepOutcome)));
+    }),
+  );
+}
+
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const item of items) {
+    const k = keyOf(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
