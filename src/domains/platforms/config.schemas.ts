@@ -42,5 +42,9 @@ export const patchConfigBody = z.object({
   endUserTermsRequired: z.boolean().nullable().optional(),
   /** REF's Global Accounts branding (issue 28); checked field by field by the wallet domain. */
   embeddedWalletConfig: z.record(z.string(), z.unknown()).nullable().optional(), // hook:28
+  /** Issue 25 (25c): minimum beneficiary fields, the spec's or REF's; null returns to BENEFICIARY_RULES. */
+  beneficiaryRules: z.enum(['SPEC', 'REF']).nullable().optional(),
+  /** Issue 25 (25c): REF's incoming-payment approval handshake; null returns to INCOMING_PAYMENT_APPROVAL. */
+  incomingPaymentApproval: z.boolean().nullable().optional(),
 });
 export type PatchConfigBody = z.infer<typeof patchConfigBody>;

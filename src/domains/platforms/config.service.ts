@@ -71,6 +71,8 @@ export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<Plat
     if (body.maxLiveCards !== undefined) platformPatch.maxLiveCards = body.maxLiveCards;
     if (body.oneCardPerCardholder !== undefined) platformPatch.oneCardPerCardholder = body.oneCardPerCardholder;
     if (body.endUserTermsRequired !== undefined) platformPatch.endUserTermsRequired = body.endUserTermsRequired; // hook:25a
+    if (body.beneficiaryRules !== undefined) platformPatch.beneficiaryRules = body.beneficiaryRules; // hook:25c
+    if (body.incomingPaymentApproval !== undefined) platformPatch.incomingPaymentApproval = body.incomingPaymentApproval; // hook:25c
     if (Object.keys(platformPatch).length > 0) {
       await tx.platform.updateMany({ data: { ...platformPatch, updatedAt: now } });
     }
