@@ -11,7 +11,7 @@ import type { RunningWorkers } from '../../src/workers.js';
  * rules — through HTTP against Postgres and Redis, the workers running.
  */
 
-/** The platform's webhook endpoint: answers each delivery as scripted (status, JSON body); 200 {} once used up. */
+/** The platform's webhook endpoint: answers INCOMING_PAYMENT.PENDING as scripted (status, JSON body); 200 {} otherwise. */
 class Platform {
   readonly got: any[] = [];
   script: Array<[number, unknown]> = [];
@@ -20,8 +20,10 @@ class Platform {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      this.got.push(JSON.parse(body));
-      const [status, answer] = this.script.shift() ?? [200, {}];
+      const event = JSON.parse(body);
+      this.got.push(event);
+      // Only the in-flow question takes a scripted answer; the relay's other deliveries get 200.
+      const [status, answer] = (event.type === 'INCOMING_PAYMENT.PENDING' ? this.script.shift() : undefined) ?? [200, {}];
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });
@@ -206,7 +208,8 @@ describe('GET /transactions with date-only startDate/endDate (REF\'s client)', (
 });
 
 describe('beneficiary rules: the spec by default, REF per platform', () => {
-  const usd = (beneficiary: object) => ({ currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: '123456789', routingNumber: '021000021', beneficiary } });
+  let n = 100000;
+  const usd = (beneficiary: object) => ({ currency: 'USD', accountInfo: { accountType: 'USD_ACCOUNT', accountNumber: String(++n), routingNumber: '021000021', beneficiary } });
   const eur = (beneficiary: object) => ({ currency: 'EUR', accountInfo: { accountType: 'EUR_ACCOUNT', iban: 'DE89370400440532013000', beneficiary } });
 
   it('address-less USD and EUR beneficiaries: 400 under the spec, accepted under REF (EUR needs countryOfResidence)', async () => {
