@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
-import { anApprovedCustomer, balances, expectLedgerConsistent } from '../helpers/builders.js';
+import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { operatorSetInternalAccountStatus } from '../../src/domains/ledger/index.js';
 import type { RunningWorkers } from '../../src/workers.js';
 
@@ -232,6 +232,29 @@ describe('beneficiary rules: the spec by default, REF per platform', () => {
     await p.request({ method: 'PATCH', url: '/config', payload: { beneficiaryRules: null } });
     expect((await p.request({ method: 'GET', url: '/config' })).json().beneficiaryRules).toBe('SPEC');
     expect((await create(usd({ beneficiaryType: 'INDIVIDUAL', fullName: 'Jane Doe' }))).statusCode).toBe(400);
+  });
+});
+
+describe('POST /quotes from the platform\'s account on behalf of a customer (REF\'s FBO funding)', () => {
+  it('the quote and payment are the customer\'s, the money leaves the platform\'s account; a customer\'s own account names only its owner', async () => {
+    const p = await env.platform();
+    const c = await anApprovedCustomer(env, p, ['USD']);
+    const other = await anApprovedCustomer(env, p, ['USD']);
+    const platformUsd = (await env.deps.prisma.internalAccount.findFirstOrThrow({ where: { platformId: p.platformId, customerId: null, currency: 'USD' } })).id;
+    await fund(p, platformUsd, 50_000);
+    const ext = await anActiveExternalAccount(p, usdBankAccount('555000111'), c.customerId);
+    const quote = (source: object) => p.request({ method: 'POST', url: '/quotes', payload: { source, destination: { destinationType: 'ACCOUNT', accountId: ext }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000, immediatelyExecute: true } });
+    const res = await quote({ sourceType: 'ACCOUNT', accountId: platformUsd, customerId: c.customerId });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({ status: 'PROCESSING', source: { accountId: platformUsd, customerId: c.customerId } });
+    const tx = await eventually(async () => (await p.request({ method: 'GET', url: `/transactions?customerId=${encodeURIComponent(c.customerId)}&type=OUTGOING` })).json().data[0]);
+    expect(tx.customerId).toBe(c.customerId);
+    await eventually(async () => (await balances(env, platformUsd)).available + (await balances(env, platformUsd)).held < 50_000n);
+    const mismatch = await quote({ sourceType: 'ACCOUNT', accountId: platformUsd, customerId: other.customerId });
+    expect(mismatch.statusCode).toBe(400);
+    const notOwner = await quote({ sourceType: 'ACCOUNT', accountId: c.accounts.USD!, customerId: other.customerId });
+    expect(notOwner.statusCode).toBe(400);
+    expect(notOwner.json().details.errors[0].field).toBe('source.customerId');
   });
 });
 
