@@ -9,3 +9,7 @@ ALTER TABLE transactions
   DROP CONSTRAINT transactions_status_check,
   ADD CONSTRAINT transactions_status_check CHECK (status IN ('CREATED', 'PENDING', 'PENDING_AUTHORIZATION', 'PROCESSING', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED')),
   ADD CONSTRAINT transactions_incoming_statuses_check CHECK (status NOT IN ('CREATED', 'REJECTED', 'REFUNDED') OR type = 'INCOMING');
+
+-- The approval-window sweep (expireIncomingApprovals) reads only incoming payments waiting for their platform.
+CREATE INDEX transactions_incoming_approval_due_idx ON transactions (approval_requested_at)
+  WHERE type = 'INCOMING' AND status = 'PENDING' AND pending_reason = 'PLATFORM_APPROVAL';
