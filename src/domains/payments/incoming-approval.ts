@@ -69,8 +69,12 @@ export async function receiveWithApproval(ctx: Ctx, row: IncomingRow, requested:
   const answer = await deliverInFlow(ctx, eventId, Math.min(ctx.config.WEBHOOK_TIMEOUT_MS, ctx.config.INCOMING_APPROVAL_WINDOW_MS));
   const decision = decisionOf(answer.httpStatus, answer.body);
   if (decision.kind === 'WAIT') return pending;
-  if (decision.kind === 'APPROVE') return approveIncoming(ctx, pending);
-  return rejectIncoming(ctx, pending, decision.reason, decision.failureReason);
+  // An answer slower than the window finds the payment already rejected by the sweep: the caller gets it as it is.
+  const decided = decision.kind === 'APPROVE' ? approveIncoming(ctx, pending) : rejectIncoming(ctx, pending, decision.reason, decision.failureReason, true);
+  return decided.catch(async (err) => {
+    if ((err as { code?: string })?.code !== 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL') throw err;
+    return ctx.db.transaction.findUniqueOrThrow({ where: { id: row.id } });
+  });
 }
 
 const notPendingApproval = () => new ConflictError('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', 'The transaction is not waiting for platform approval (not pending, already decided, or timed out).');
@@ -121,14 +125,15 @@ async function refundUndeliverable(ctx: Ctx, t: Transaction, why: string): Promi
 
 /**
  * The platform rejects a waiting incoming payment (its webhook answer, POST /transactions/{id}/reject, or the
- * window passing): REJECTED with INCOMING_PAYMENT.REJECTED; nothing had moved. Errors: 409 as approveIncoming.
+ * window passing): REJECTED with INCOMING_PAYMENT.REJECTED; nothing had moved. `anyTime`: the in-flow answer and
+ * the sweep, which decide even at the window's edge (only a payment still waiting moves). Errors: 409 as approveIncoming.
  */
-export async function rejectIncoming(ctx: Ctx, t: Transaction, reason: string, failureReason: string | null = null, timedOut = false): Promise<Transaction> {
-  if (!timedOut && !awaitingDecision(ctx, t)) throw notPendingApproval();
+export async function rejectIncoming(ctx: Ctx, t: Transaction, reason: string, failureReason: string | null = null, anyTime = false): Promise<Transaction> {
+  if (!anyTime && !awaitingDecision(ctx, t)) throw notPendingApproval();
   return ctx.db
     .$transaction(async (tx) => {
       const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
-      if (fresh.pendingReason !== INCOMING_APPROVAL || (!timedOut && !awaitingDecision(ctx, fresh))) throw notPendingApproval();
+      if (fresh.status !== 'PENDING' || fresh.pendingReason !== INCOMING_APPROVAL || (!anyTime && !awaitingDecision(ctx, fresh))) throw notPendingApproval();
       return transitionTransaction(ctx, tx, fresh, 'rejectIncoming', failureReason ? { failureReason } : {}, reason);
     })
     .catch(mapRace);
