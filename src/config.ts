@@ -493,6 +493,19 @@ export const envSchema = z.object({
   WALLET_CREDIT_POLL_BATCH: z.coerce.number().int().min(1).max(1000).default(50),
   // end:28b
   // anchor:25c (Issue 25 — REF drift, the rest)
+  /**
+   * Minimum beneficiary fields of external accounts for platforms that did not choose through PATCH /config
+   * `beneficiaryRules`: `spec` (the interface spec's tables: an address for USD, GBP, EUR individuals and most
+   * businesses) or `ref` (REF's schemas: a name, plus EUR's countryOfResidence and the few others REF lists).
+   */
+  BENEFICIARY_RULES: z.enum(['spec', 'ref']).default('spec'),
+  /**
+   * REF's incoming-payment approval handshake for platforms that did not choose through PATCH /config
+   * `incomingPaymentApproval`: `off` (the spec: an incoming payment completes without asking) or `on`.
+   */
+  INCOMING_PAYMENT_APPROVAL: z.enum(['off', 'on']).default('off'),
+  /** How long a platform that answered 202 has to approve or reject an incoming payment (REF: 5 s); then it is rejected. */
+  INCOMING_APPROVAL_WINDOW_MS: int(5000, 1000),
   // end:25c
   // anchor:29 (Issue 29 — Citus)
   // end:29

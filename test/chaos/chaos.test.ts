@@ -57,12 +57,14 @@ const SERVICE_ENV = {
   KYC_RECONCILE_INTERVAL_MS: '1000',
   KYC_RECONCILE_AFTER_MS: '1000',
   AUTH_CACHE_KEY: 'chaos-test-auth-cache-key-0123456789',
+  // Issue 25: incoming payments wait for the platform's answer (REF's handshake); one not decided in time is rejected.
+  INCOMING_APPROVAL_WINDOW_MS: '3000',
   SHUTDOWN_TIMEOUT_MS: '3000',
 };
 
 interface Intent {
   key: string;
-  kind: 'PAY' | 'TRANSFER' | 'FUND';
+  kind: 'PAY' | 'TRANSFER' | 'FUND' | 'RECEIVE';
   from: string;
   to?: string;
   amount: bigint;
@@ -134,7 +136,7 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
     workers.push(await new ServiceProcess('worker', childEnv()).start(), await new ServiceProcess('worker', childEnv()).start());
     const stats = { retries: 0, fiveHundreds: 0 };
 
-    const cfg = await reliably(p, 'PATCH', '/config', { webhookEndpoint: receiver.url }, `cfg-${randomBytes(4).toString('hex')}`, stats);
+    const cfg = await reliably(p, 'PATCH', '/config', { webhookEndpoint: receiver.url, incomingPaymentApproval: true }, `cfg-${randomBytes(4).toString('hex')}`, stats);
     expect(cfg.status, cfg.text).toBe(200);
 
     // Senders and receivers; one platform external account per sandbox scenario.
@@ -192,6 +194,8 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
       // …501: neither the amount nor what arrives after a rail fee (ACH: 25) ends in a magic 902–907.
       const amount = BigInt(10 + randomInt(500)) * 1000n + 501n;
       if (n % 10 === 9) return { key: `fund-${n}-${randomBytes(3).toString('hex')}`, kind: 'FUND', from: sender, amount };
+      // An incoming UMA payment to a receiver, approved by the platform's 200 in the flow (issue 25).
+      if (n % 10 === 7) return { key: `recv-${n}-${randomBytes(3).toString('hex')}`, kind: 'RECEIVE', from: receivers[n % receivers.length]!.customerId, to: receivers[n % receivers.length]!.accounts.USD!, amount };
       if (n % 4 === 3) return { key: `xfer-${n}-${randomBytes(3).toString('hex')}`, kind: 'TRANSFER', from: sender, to: receivers[n % receivers.length]!.accounts.USD!, amount };
       const scenario = SCENARIOS[n % SCENARIOS.length]!;
       return { key: `pay-${n}-${randomBytes(3).toString('hex')}`, kind: 'PAY', from: sender, to: destinations[scenario], amount, scenario };
@@ -205,6 +209,11 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
         if (intent.kind === 'FUND') {
           const res = await reliably(p, 'POST', `/sandbox/internal-accounts/${intent.from}/fund`, { amount: Number(intent.amount) }, intent.key, stats);
           expect(res.status, res.text).toBe(200);
+        } else if (intent.kind === 'RECEIVE') {
+          const body = { senderUmaAddress: '$payer@other.example', receivingCurrencyCode: 'USD', receivingCurrencyAmount: Number(intent.amount), customerId: intent.from };
+          const res = await reliably(p, 'POST', '/sandbox/uma/receive', body, intent.key, stats);
+          expect(res.status, res.text).toBeLessThan(300);
+          intent.transactionId = res.json.id;
         } else {
           const immediate = intent.kind === 'PAY';
           const res = await reliably(p, 'POST', '/quotes', {
@@ -246,7 +255,7 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
 
     // Every payment reaches a terminal state, with the loss of Redis behind it.
     const payments = intents.filter((i) => i.transactionId);
-    const terminal = (t: { status: string; refundStatus: string | null }) => t.status === 'COMPLETED' || (t.status === 'FAILED' && (t.refundStatus === 'COMPLETED' || t.refundStatus === 'FAILED' || t.refundStatus === null));
+    const terminal = (t: { status: string; refundStatus: string | null }) => t.status === 'COMPLETED' || t.status === 'REJECTED' || (t.status === 'FAILED' && (t.refundStatus === 'COMPLETED' || t.refundStatus === 'FAILED' || t.refundStatus === null));
     const settleStarted = Date.now();
     await eventually(async () => {
       const rows = await env.deps.prisma.transaction.findMany({ where: { platformId: p.platformId, id: { in: payments.map((i) => i.transactionId!) } }, select: { status: true, refundStatus: true } });
@@ -267,6 +276,12 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
     const wrong: string[] = [];
     for (const i of payments) {
       const t = byId.get(i.transactionId!)!;
+      // An incoming payment is approved, or — its in-flow question unanswered (a killed API process, a timeout) — rejected.
+      if (i.kind === 'RECEIVE') {
+        const unanswered = ['PAYMENT_APPROVAL_TIMED_OUT', 'PAYMENT_APPROVAL_WEBHOOK_ERROR'];
+        if (t.status !== 'COMPLETED' && !(t.status === 'REJECTED' && unanswered.includes(t.failureReason ?? ''))) wrong.push(`RECEIVE ${t.id}: ${t.status} ${t.failureReason}`);
+        continue;
+      }
       const want = i.kind === 'TRANSFER' ? { status: 'COMPLETED', failureReason: undefined, refund: undefined } : DESTINATIONS[i.scenario!];
       if (t.status !== want.status || (want.failureReason && t.failureReason !== want.failureReason) || (want.refund && t.refundStatus !== want.refund)) {
         wrong.push(`${i.scenario ?? i.kind} ${t.id}: ${t.status} ${t.failureReason} refund ${t.refundStatus}`);
@@ -278,9 +293,17 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
 
     // One effect per key: one quote per quote key, one hold per payment, one credit per funding key.
     const quotes = await env.deps.prisma.quote.count({ where: { platformId: p.platformId } });
-    expect(quotes).toBe(payments.length);
+    const quoted = payments.filter((i) => i.kind !== 'RECEIVE');
+    expect(quotes).toBe(quoted.length);
     const holds = await env.deps.prisma.ledgerJournal.groupBy({ by: ['referenceId'], where: { platformId: p.platformId, kind: 'PAYMENT_HOLD' }, _count: true });
-    expect(holds).toHaveLength(payments.length);
+    expect(holds).toHaveLength(quoted.length);
+    // One incoming payment per key, settled at most once.
+    const received = payments.filter((i) => i.kind === 'RECEIVE');
+    expect(new Set(received.map((i) => i.transactionId)).size).toBe(received.length);
+    expect(await env.deps.prisma.transaction.count({ where: { platformId: p.platformId, type: 'INCOMING' } })).toBe(received.length);
+    const settles = await env.deps.prisma.ledgerJournal.groupBy({ by: ['referenceId'], where: { platformId: p.platformId, kind: 'PAYMENT_SETTLE', referenceId: { in: received.map((i) => i.transactionId!) } }, _count: true });
+    expect(settles.every((h) => h._count === 1)).toBe(true);
+    figures.incoming = `${received.length} (${received.filter((i) => byId.get(i.transactionId!)!.status === 'COMPLETED').length} approved)`;
     expect(holds.every((h) => h._count === 1)).toBe(true);
     const fundings = intents.filter((i) => i.kind === 'FUND');
     expect(await env.deps.prisma.ledgerJournal.count({ where: { platformId: p.platformId, kind: 'SANDBOX_FUNDING' } })).toBe(fundings.length);
@@ -290,7 +313,9 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
     const acct = (id: string) => expected.get(id) ?? expected.set(id, { available: 0n, held: 0n }).get(id)!;
     for (const i of intents) {
       if (i.kind === 'FUND') acct(i.from).available += i.amount;
-      else if (i.kind === 'TRANSFER') {
+      else if (i.kind === 'RECEIVE') {
+        if (byId.get(i.transactionId!)!.status === 'COMPLETED') acct(i.to!).available += i.amount;
+      } else if (i.kind === 'TRANSFER') {
         acct(i.from).available -= i.amount;
         acct(i.to!).available += i.amount;
       } else if (DESTINATIONS[i.scenario!].status === 'COMPLETED') acct(i.from).available -= i.amount;

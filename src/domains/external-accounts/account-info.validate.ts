@@ -6,7 +6,7 @@ import { checksumErrors } from './account-info.checksums.js';
 import {
   ACCOUNT_TYPES, type CanonicalAccountType, CRYPTO_ASSETS, canonicalAccountType, currenciesFor, isAccountType, isWalletType,
 } from './account-types.js';
-import { beneficiarySchema, conflictingBusinessInfo, individualFieldsFor, missingBeneficiaryFields } from './beneficiary.schemas.js';
+import { beneficiarySchema, conflictingBusinessInfo, individualFieldsFor, missingBeneficiaryFields, type BeneficiaryRules } from './beneficiary.schemas.js';
 import { paymentRailsFor } from './payment-rails.js';
 
 export { paymentRailsFor } from './payment-rails.js';
@@ -27,7 +27,7 @@ export interface ValidatedAccountInfo {
  * Throws ValidationError (400 INVALID_INPUT) naming every structurally bad field, `accountInfo.`-prefixed;
  * then, only for well-formed input, BadRequestError (400 INVALID_BANK_ACCOUNT) for failed checksums.
  */
-export function validateAccountInfo(input: { currency: string; accountInfo: unknown; isBusinessSender?: boolean }): ValidatedAccountInfo {
+export function validateAccountInfo(input: { currency: string; accountInfo: unknown; isBusinessSender?: boolean; beneficiaryRules?: BeneficiaryRules }): ValidatedAccountInfo {
   const given = input.accountInfo;
   if (!isRecord(given)) throw new ValidationError([{ field: 'accountInfo', message: 'Required: an object with accountType.' }]);
   if (!isAccountType(given.accountType)) {
@@ -81,12 +81,12 @@ interface BeneficiaryResult {
  * Fiat accounts require a beneficiary (spec); wallets and Lightning accept one and validate it (decisions
  * B§5.9) — whether a THIRD_PARTY wallet must have one is the caller's rule.
  */
-function checkBeneficiary(type: CanonicalAccountType, variant: Variant, raw: unknown, input: { currency: string; isBusinessSender?: boolean }): BeneficiaryResult {
+function checkBeneficiary(type: CanonicalAccountType, variant: Variant, raw: unknown, input: { currency: string; isBusinessSender?: boolean; beneficiaryRules?: BeneficiaryRules }): BeneficiaryResult {
   const wallet = isWalletType(type);
   if (raw === undefined || raw === null) {
     return { errors: wallet ? [] : [{ field: 'accountInfo.beneficiary', message: 'Required for fiat accounts.' }] };
   }
-  const ctx = { destination: beneficiaryDestination(type, input.currency), isBusinessSender: input.isBusinessSender };
+  const ctx = { destination: beneficiaryDestination(type, input.currency), isBusinessSender: input.isBusinessSender, rules: input.beneficiaryRules };
   const parsed = beneficiarySchema.safeParse(raw);
   const errors = [
     ...(parsed.success ? [] : toFieldErrors(parsed.error)),

@@ -100,6 +100,23 @@ export interface BeneficiaryContext {
   /** Currency code whose table applies (`USD` for USD_ACCOUNT...); `WALLET` for crypto and Lightning accounts. */
   destination: string;
   isBusinessSender?: boolean;
+  /** Whose minimum fields apply: the spec's tables (default) or REF's schemas (issue 25, PATCH /config `beneficiaryRules`). */
+  rules?: BeneficiaryRules;
+}
+
+export type BeneficiaryRules = 'SPEC' | 'REF';
+
+/**
+ * REF's required beneficiary fields (its `<Ccy>Beneficiary` and `BusinessBeneficiary` schemas): a name everywhere,
+ * EUR's and GTQ's countryOfResidence, GTQ's and JMD's phone, AED's and JMD's address; a business only its legalName.
+ */
+function refRequiredFields(type: 'INDIVIDUAL' | 'BUSINESS', destination: string): string[] {
+  if (type === 'BUSINESS') return ['legalName'];
+  if (destination === 'EUR') return ['fullName', 'countryOfResidence'];
+  if (destination === 'GTQ') return ['fullName', 'phoneNumber', 'countryOfResidence'];
+  if (destination === 'JMD') return ['fullName', 'phoneNumber', ...ADDRESS_NO_POSTCODE];
+  if (destination === 'AED') return ['fullName', ...ADDRESS_NO_POSTCODE];
+  return ['fullName'];
 }
 
 /** Dot paths (relative to the beneficiary) that must be present for this destination and beneficiary type. */
@@ -107,6 +124,7 @@ export function requiredBeneficiaryFields(type: 'INDIVIDUAL' | 'BUSINESS', ctx: 
   const { destination } = ctx;
   // Decisions B§5.9: a wallet's individual beneficiary needs a country of residence (Travel Rule data).
   if (destination === 'WALLET') return type === 'INDIVIDUAL' ? ['fullName', 'countryOfResidence'] : ['legalName'];
+  if (ctx.rules === 'REF') return refRequiredFields(type, destination);
   const out = type === 'INDIVIDUAL' ? individualMinimum(destination) : businessMinimum(destination, ctx.isBusinessSender === true);
   return [...new Set([...out, ...destinationExtras(destination, type)])];
 }
@@ -165,4 +183,10 @@ export function conflictingBusinessInfo(raw: unknown): FieldError[] {
   return (['legalName', 'taxId'] as const)
     .filter((k) => isPresent(r[k]) && isPresent(info[k]) && r[k] !== info[k])
     .map((k) => ({ field: `businessInfo.${k}`, message: `Differs from ${k}; give it once.` }));
+}
+
+/** The rules in force for a platform: its PATCH /config choice, else the deployment's BENEFICIARY_RULES. */
+export function beneficiaryRulesOf(config: { BENEFICIARY_RULES: 'spec' | 'ref' }, platform: { beneficiaryRules: string | null }): BeneficiaryRules {
+  if (platform.beneficiaryRules === 'SPEC' || platform.beneficiaryRules === 'REF') return platform.beneficiaryRules;
+  return config.BENEFICIARY_RULES === 'ref' ? 'REF' : 'SPEC';
 }

@@ -21,6 +21,7 @@ import {
   recordBeneficiaryResult, transitionAccount,
 } from './external-accounts.repo.js';
 import { createExternalAccountBody, type ExternalAccountRecord } from './external-accounts.schemas.js';
+import { beneficiaryRulesOf } from './beneficiary.schemas.js'; // hook:25c
 
 /**
  * External account use cases (issue 4). `scope` is the path family the call came through: `/customers/...`
@@ -54,7 +55,7 @@ export async function createExternalAccount(ctx: Ctx, scope: AccountScope, input
   }
   const customer = customerId ? await getCustomerFacts(ctx, customerId) : undefined;
   const platform = await ctx.db.platform.findFirstOrThrow({});
-  const validated = validateAccountInfo({ currency: body.currency, accountInfo: body.accountInfo, isBusinessSender: customer?.customerType === 'BUSINESS' });
+  const validated = validateAccountInfo({ currency: body.currency, accountInfo: body.accountInfo, isBusinessSender: customer?.customerType === 'BUSINESS', beneficiaryRules: beneficiaryRulesOf(ctx.config, platform) }); // hook:25c
   const ownershipType = (body.ownershipType ?? null) as OwnershipType | null;
   checkCounterpartyRules(validated, ownershipType, platform.counterpartyRules);
   if (body.defaultUmaDepositAccount && !customerId) {

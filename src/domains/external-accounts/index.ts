@@ -37,7 +37,7 @@ export {
   type PayableExternalAccount,
 } from './external-accounts.service.js';
 export { externalAccountResource, livenessOutcomeBody, livenessParams, type ExternalAccountRecord } from './external-accounts.schemas.js';
-export { requiredBeneficiaryFields } from './beneficiary.schemas.js';
+export { beneficiaryRulesOf, requiredBeneficiaryFields } from './beneficiary.schemas.js';
 export { getLivenessSession, receiveLivenessOutcome } from './ownership.service.js';
 export { isValidBolt11, isValidEvmAddress, isValidSolanaAddress, isValidSparkAddress, isValidTronAddress } from './account-info.checksums.js';
 // Issue 26: /agents/me/external-accounts (src/domains/agent-actions).

@@ -7,6 +7,7 @@ import { releaseDailyUsage, settleActionOfTransaction } from '../agents/index.js
 import { startRefund, transitionTransaction } from './transactions.repo.js';
 import { enqueueRefund } from './transactions.jobs.js';
 import { getTransaction } from './transactions.service.js';
+import { approveIncoming, rejectIncoming } from './incoming-approval.js'; // hook:25c
 
 const notPendingApproval = () => new ConflictError('TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL', 'The transaction is not waiting for platform approval (not pending, already decided, or timed out).');
 
@@ -28,13 +29,15 @@ function mapRace(err: unknown, mapped: () => Error): never {
 }
 
 /**
- * POST /transactions/{id}/approve (A17, B§6.2): an agent payment waiting for the platform proceeds as an
+ * POST /transactions/{id}/approve (A17, B§6.2): an incoming payment waiting for the platform's decision proceeds
+ * (REF's handshake, incoming-approval.ts); an agent payment waiting for the platform proceeds as an
  * execution would — funds held, PROCESSING, submitted. The quote's rate holds for the approval window
  * (AGENT_APPROVAL_WINDOW_SECONDS); after it the payment expires. Errors: 404 TRANSACTION_NOT_FOUND;
  * 409 TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL; 400 INSUFFICIENT_FUNDS (it then stays pending).
  */
 export async function approveTransaction(ctx: Ctx, id: string): Promise<Transaction> {
   const t = await approvalState(ctx, id);
+  if (t.type === 'INCOMING') return approveIncoming(ctx, t); // hook:25c — REF's incoming-payment handshake
   const execution = await ctx.db
     .$transaction(async (tx) => {
       const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
@@ -55,6 +58,7 @@ export async function approveTransaction(ctx: Ctx, id: string): Promise<Transact
  */
 export async function rejectTransaction(ctx: Ctx, id: string, reason?: string, actionFailure?: string): Promise<Transaction> {
   const t = await approvalState(ctx, id);
+  if (t.type === 'INCOMING') return rejectIncoming(ctx, t, reason ?? 'PLATFORM_REJECTED'); // hook:25c
   await ctx.db
     .$transaction(async (tx) => {
       const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });

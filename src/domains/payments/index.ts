@@ -4,6 +4,7 @@ import { quoteListRoutes } from './quotes.list.js';
 import { transactionRoutes } from './transactions.routes.js';
 import { PAYMENTS_QUEUE, startPaymentsWorker, sweepPayments, sweepPaymentWork } from './transactions.jobs.js';
 import { expireQuoteAuthorizations } from './quotes.authorization.js';
+import { expireIncomingApprovals } from './incoming-approval.js';
 
 /**
  * The payments domain (issue 12): quotes and the transactions they execute into — pricing, the one entry point
@@ -44,6 +45,13 @@ export const transactionsModule: DomainModule = {
       intervalMs: (deps) => deps.config.SCA_SWEEP_INTERVAL_MS,
       batch: (deps) => deps.config.SCA_SWEEP_BATCH,
       run: expireQuoteAuthorizations,
+    },
+    {
+      // Issue 25 (25c): incoming payments whose platform let the approval window pass are REJECTED.
+      name: 'payments-incoming-approval-expiry',
+      intervalMs: (deps) => Math.min(deps.config.QUOTE_EXPIRY_SWEEP_INTERVAL_MS, deps.config.INCOMING_APPROVAL_WINDOW_MS),
+      batch: (deps) => deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
+      run: expireIncomingApprovals,
     },
   ],
 };

@@ -9,6 +9,7 @@ import { recordEvent } from '../../platform/outbox.js';
 import { getConfig } from '../platforms/index.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
+import { onBehalfOf } from './quotes.fbo.js'; // hook:25c
 import type { Customer, InternalAccount, Quote, Transaction } from '../../generated/prisma/client.js';
 import { getPayableExternalAccount } from '../external-accounts/index.js';
 import { applicableFees, defaultPaymentRail, serviceFeeSchedule, validatePlatformFeeOverride, priceQuoteForWire, type Pricing, getExchangeRate } from '../fees/index.js';
@@ -45,7 +46,7 @@ async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedS
   // An agent acts for one customer (A17): other accounts do not exist for it.
   if (!account || !visibleToCaller(ctx, account.customerId)) throw new NotFoundError('NOT_FOUND', 'Source account not found.');
   if (account.status !== 'ACTIVE') throw field('source.accountId', `The source account is ${account.status}.`);
-  if (body.source.customerId && body.source.customerId !== account.customerId) throw field('source.customerId', 'Does not own the source account.');
+  if (body.source.customerId && body.source.customerId !== account.customerId) return onBehalfOf(ctx, account, body.source.customerId); // hook:25c — REF's FBO funding
   if (account.customerId) {
     // A21: a customer's money moves only once its KYC/KYB is APPROVED.
     const customer = await rowById<Customer>(poolOf(ctx.prisma), 'customers', ctx.platformId, account.customerId);

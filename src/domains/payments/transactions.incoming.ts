@@ -12,6 +12,8 @@ import { transactionResource } from './transactions.resource.js';
 import { transactionTransitions } from './transactions.model.js';
 import { transactionStatus } from './transactions.repo.js';
 import type { TenantTx } from '../../platform/db.js';
+import { receiveWithApproval } from './incoming-approval.js'; // hook:25c
+import { incomingApprovalOn } from '../platforms/index.js'; // hook:25c
 
 /** A payment to one of the platform's customers, as the network it came over reports it (today: UMA). */
 export interface IncomingPayment {
@@ -22,6 +24,8 @@ export interface IncomingPayment {
   from: { network: 'UMA'; senderUmaAddress?: string };
   description?: string;
   counterpartyInformation?: Record<string, string>;
+  /** What the sender's VASP asks about the receiver (REF's `requestedReceiverCustomerInfoFields`), sent to the platform to approve. */
+  requestedReceiverCustomerInfoFields?: Array<{ name: string; mandatory: boolean }>;
 }
 
 /** Posting rule of an incoming payment credited at once: clearing → the customer's internal account. */
@@ -71,6 +75,7 @@ export async function receiveIncomingPayment(ctx: Ctx, p: IncomingPayment): Prom
     createdAt: now,
     updatedAt: now,
   };
+  if (await approvalFirst(ctx)) return receiveWithApproval(ctx, { ...common, ...destinationFields(external, internal.id, p.currency) }, p.requestedReceiverCustomerInfoFields); // hook:25c
   if (external) {
     const rail = external.paymentRails[0] ?? defaultPaymentRail(external.currency);
     const { t, execution } = await ctx.db.$transaction(async (tx) => {
@@ -101,6 +106,19 @@ export async function receiveIncomingPayment(ctx: Ctx, p: IncomingPayment): Prom
     counterpartyInformation: p.counterpartyInformation ?? null,
   };
   return creditIncomingPayment(ctx, credited, { key: `${id}:settle`, kind: 'UMA_INCOMING', postings: incomingCreditPostings(clearing, internal.id, p.currency, p.amount) });
+}
+
+/** Issue 25 (25c): the platform decides first (REF's handshake) when it chose so and has an endpoint to ask. */
+async function approvalFirst(ctx: Ctx): Promise<boolean> {
+  const platform = await ctx.db.platform.findFirstOrThrow({});
+  return incomingApprovalOn(ctx.config, platform) && platform.webhookEndpoint !== null;
+}
+
+/** Where an incoming payment goes: the default UMA deposit account (paid out on its rail), else the internal account. */
+function destinationFields(external: { id: string; currency: string; paymentRails: string[]; identifierLast3: string | null } | null | undefined, internalId: string, currency: string) {
+  if (!external) return { destinationKind: 'INTERNAL', destinationAccountId: internalId, destination: { destinationType: 'ACCOUNT', accountId: internalId, currency }, paymentRail: null, identifierLast3: null };
+  const rail = external.paymentRails[0] ?? defaultPaymentRail(external.currency);
+  return { destinationKind: 'EXTERNAL', destinationAccountId: external.id, destination: { destinationType: 'ACCOUNT', accountId: external.id, currency: external.currency, paymentRail: rail }, paymentRail: rail, identifierLast3: external.identifierLast3 };
 }
 
 /**

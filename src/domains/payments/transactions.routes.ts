@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseInput } from '../../platform/http/validate.js';
 import { paginationQuery } from '../../platform/http/pagination.js';
+import { windowEnd, windowStart } from '../../platform/http/date-bounds.js';
 import { TRANSACTION_STATUSES } from './transactions.model.js';
 import { transactionResource } from './transactions.resource.js';
 import { getTransaction, getTransactionBody, listTransactions } from './transactions.service.js';
@@ -14,7 +15,6 @@ const transactionParams = z.object({ transactionId: z.string().max(200) });
 const reasonBody = z.object({ reason: z.string().max(500).optional() }).strict();
 const approveBody = z.object({ receiverCustomerInfo: z.record(z.string(), z.unknown()).optional() }).strict();
 
-const isoDate = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 /** Repeated keys or comma-joined values (decisions Part B §1). */
 const statusList = z
   .union([z.string(), z.array(z.string())])
@@ -32,8 +32,8 @@ export const listQuery = z.object({
   accountIdentifier: z.string().max(200).optional(),
   senderAccountIdentifier: z.string().max(200).optional(),
   receiverAccountIdentifier: z.string().max(200).optional(),
-  startDate: isoDate.optional(),
-  endDate: isoDate.optional(),
+  startDate: windowStart.optional(),
+  endDate: windowEnd.optional(),
   // REF's client filters (issue 13).
   platformCustomerId: z.string().min(1).max(255).optional(),
   reference: z.string().min(1).max(200).optional(),

@@ -2,8 +2,9 @@ import type { AppConfig } from '../../config.js';
 import type { FeeConfig } from '../../generated/prisma/client.js';
 import type { PlatformConfigView } from './config.service.js';
 import { providerRequiredCustomerFields } from './config.service.js';
-import { requiredBeneficiaryFields } from '../external-accounts/index.js';
+import { beneficiaryRulesOf, requiredBeneficiaryFields } from '../external-accounts/index.js';
 import { omitAbsent } from '../../platform/http/omit-absent.js';
+import { incomingApprovalOn } from './platforms.model.js'; // hook:25c
 
 /** Beneficiary field paths → REF's CustomerInfoFieldName. */
 const FIELD_NAMES: Record<string, string> = {
@@ -83,6 +84,8 @@ export function configResource(view: PlatformConfigView, publicKeyPem: string, c
     embeddedWalletConfig: view.embeddedWalletConfig ?? undefined, // hook:28 (REF leaves it out while unset)
     // Issue 27 (REF): present once the platform set it.
     ...(p.cardTokenization2faConfig ? { cardTokenization2faConfig: p.cardTokenization2faConfig } : {}),
+    beneficiaryRules: beneficiaryRulesOf(config, p), // hook:25c — the rules in force
+    incomingPaymentApproval: incomingApprovalOn(config, p), // hook:25c
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   }, OPTIONAL);

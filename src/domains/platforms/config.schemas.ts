@@ -44,6 +44,10 @@ export const patchConfigBody = z.object({
   /** REF's Global Accounts branding (issue 28): fields sent merge into the stored ones; null turns Global Accounts off. */
   embeddedWalletConfig: z.lazy(() => embeddedWalletConfigInput).nullable().optional(), // hook:28
   cardTokenization2faConfig: cardTokenization2faConfigInput.optional(), // issue 27 (REF): merged field by field
+  /** Issue 25 (25c): minimum beneficiary fields, the spec's or REF's; null returns to BENEFICIARY_RULES. */
+  beneficiaryRules: z.enum(['SPEC', 'REF']).nullable().optional(),
+  /** Issue 25 (25c): REF's incoming-payment approval handshake; null returns to INCOMING_PAYMENT_APPROVAL. */
+  incomingPaymentApproval: z.boolean().nullable().optional(),
 });
 export type PatchConfigBody = z.infer<typeof patchConfigBody>;
 

@@ -77,6 +77,8 @@ export async function patchConfig(ctx: Ctx, body: PatchConfigBody): Promise<Plat
     if (body.oneCardPerCardholder !== undefined) platformPatch.oneCardPerCardholder = body.oneCardPerCardholder;
     if (body.endUserTermsRequired !== undefined) platformPatch.endUserTermsRequired = body.endUserTermsRequired; // hook:25a
     if (body.cardTokenization2faConfig !== undefined) platformPatch.cardTokenization2faConfig = mergeCardTokenization2faConfig(before.cardTokenization2faConfig, body.cardTokenization2faConfig); // issue 27
+    if (body.beneficiaryRules !== undefined) platformPatch.beneficiaryRules = body.beneficiaryRules; // hook:25c
+    if (body.incomingPaymentApproval !== undefined) platformPatch.incomingPaymentApproval = body.incomingPaymentApproval; // hook:25c
     if (Object.keys(platformPatch).length > 0) {
       await tx.platform.updateMany({ data: { ...platformPatch, updatedAt: now } });
     }

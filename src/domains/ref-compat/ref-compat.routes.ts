@@ -37,7 +37,9 @@ export async function refCompatRoutes(app: FastifyInstance) {
     return transactionResource(await sandboxSend(req.ctx, parseInput(sandboxSendBody, req.body ?? {})));
   });
 
-  app.post('/sandbox/uma/receive', { preHandler: sandboxOnly, config: { idempotent: true } }, async (req) => {
+  // hook:25c — the incoming-approval handshake commits before it asks the platform: a retry after a crash rebuilds the answer.
+  const replayReceive = async (req: FastifyRequest, id: string | undefined) => ({ status: 200, body: transactionResource(await getTransaction(req.ctx, id ?? '')) });
+  app.post('/sandbox/uma/receive', { preHandler: sandboxOnly, config: { idempotent: { replay: replayReceive } } }, async (req) => {
     return transactionResource(await sandboxUmaReceive(req.ctx, parseInput(sandboxUmaReceiveBody, req.body ?? {})));
   });
 

@@ -73,16 +73,17 @@ export async function getDelegatedKey(ctx: Ctx, id: string): Promise<DelegatedKe
   return k;
 }
 
-/** DELETE /auth/delegated-keys/{id}: only while ACTIVE (409 INVALID_STATE_TRANSITION otherwise); signed. */
-export async function revokeDelegatedKey(ctx: Ctx, id: string, headers: SignatureHeaders) {
+/**
+ * DELETE /auth/delegated-keys/{id}: only while ACTIVE (409 INVALID_STATE_TRANSITION otherwise). Not a signed retry:
+ * REF revokes with platform credentials alone (204; "Grid uses the custodied delegated key to authorize deleting its
+ * own signer identity"), and its CLI has no signature options for it (issue 25, decisions anchor 25c).
+ */
+export async function revokeDelegatedKey(ctx: Ctx, id: string): Promise<DelegatedKey> {
   const key = await getDelegatedKey(ctx, id);
   if (key.status !== 'ACTIVE') throw new ConflictError('INVALID_STATE_TRANSITION', `The delegated key is ${key.status}; only an ACTIVE key can be revoked.`);
-  const w = await getWalletAccount(ctx, key.accountId);
-  return signedWalletAction(ctx, w, { resourceId: id, action: 'DELETE /auth/delegated-keys/{id}', body: {} }, headers, async () => {
-    const revoked = await move(ctx, key, 'revoke');
-    await custodyFor(ctx).revokeDelegatedSigner({ scope: { platformId: ctx.platformId }, signerRef: key.signerRef });
-    return revoked;
-  });
+  const revoked = await move(ctx, key, 'revoke');
+  await custodyFor(ctx).revokeDelegatedSigner({ scope: { platformId: ctx.platformId }, signerRef: key.signerRef });
+  return revoked;
 }
 
 /**

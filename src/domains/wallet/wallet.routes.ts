@@ -105,8 +105,8 @@ export async function walletRoutes(app: FastifyInstance) {
   app.get('/auth/delegated-keys/:id', async (req) => delegatedKeyResource(await getDelegatedKey(req.ctx, parseInput(idParams, req.params).id)));
 
   app.delete('/auth/delegated-keys/:id', async (req, reply) => {
-    const o = await revokeDelegatedKey(req.ctx, parseInput(idParams, req.params).id, signatureHeadersOf(req.headers));
-    return answer(reply, o, delegatedKeyResource);
+    await revokeDelegatedKey(req.ctx, parseInput(idParams, req.params).id);
+    return reply.status(204).send(); // hook:25c — REF: 204, platform credentials alone
   });
 
   app.patch('/internal-accounts/:accountId', async (req, reply) => {

@@ -26,4 +26,4 @@ export const webhooksModule: DomainModule = {
 
 /** What other domains call: the endpoint URL rules (platforms) and the test event (ref-compat). */
 export { assertWebhookUrl } from './webhook-url.js';
-export { sendTestEvent } from './webhooks.service.js';
+export { deliverInFlow, sendTestEvent } from './webhooks.service.js';

@@ -94,3 +94,26 @@ export async function sendTestEvent(ctx: Ctx): Promise<TestDeliveryResult> {
   }
   return body;
 }
+
+/**
+ * One delivery, now, of an event written already relayed (REF's in-flow INCOMING_PAYMENT.PENDING, issue 25: the
+ * platform's answer is a decision, so it is sent once and never retried — decisions §7.3). The attempt is
+ * recorded (DELIVERED on 2xx, else FAILED). Answers the HTTP status (null: no answer) and the body as JSON.
+ */
+export async function deliverInFlow(ctx: Ctx, eventId: string, timeoutMs: number): Promise<{ httpStatus: number | null; body: unknown }> {
+  const [platform, event] = await Promise.all([ctx.db.platform.findFirstOrThrow({}), ctx.db.webhookEvent.findUniqueOrThrow({ where: { id: eventId } })]);
+  const url = platform.webhookEndpoint;
+  if (!url) return { httpStatus: null, body: null };
+  const envelope = { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: event.data };
+  const result = await postEnvelope(url, envelope, ctx.signer, { ...deliveryOptions(ctx.config), timeoutMs });
+  // A refusal (403) or a request for more information (422) is an answer, not a failed delivery.
+  const answered = result.outcome === 'DELIVERED' || result.httpStatus === 403 || result.httpStatus === 422;
+  await recordAttempt(ctx, event.id, url, answered ? { ...result, outcome: 'DELIVERED', error: null } : result, answered ? 'DELIVERED' : 'FAILED');
+  let body: unknown = null;
+  try {
+    body = result.responseBody ? JSON.parse(result.responseBody) : null;
+  } catch {
+    body = null;
+  }
+  return { httpStatus: result.httpStatus, body };
+}
