@@ -122,6 +122,8 @@ export const GLOBAL_MODELS = new Set([
   // issue 26: the sandbox stablecoin issuer's simulated provider, read and written only by that adapter.
   'SandboxIssuerOperation',
   'SandboxIssuerClient',
+  // issue 29: value → platform for lookups made before the platform is known (src/platform/tenant-lookups.ts).
+  'TenantLookup',
 ]);
 /** The one model whose own id is the platform id. */
 const PLATFORM_MODEL = 'Platform';

@@ -38,10 +38,10 @@ function rowReader(table: string): (pool: pg.Pool) => DataLoader<RowKey, Record<
   let reader = rowReaders.get(table);
   if (!reader) {
     if (!/^[a-z_]+$/.test(table)) throw new Error(`rowById: bad table ${table}`);
-    // Found by primary key only (the platform condition wrapped in IS TRUE, which no index serves: never
-    // a scan of a platform's rows, whatever the statistics say); keyedReads hands a row only to the key
-    // naming its own platform.
-    const sql = `SELECT * FROM ${table} WHERE id = ANY(svc_keys($1::text[])) AND (platform_id = ANY($2::text[])) IS TRUE`;
+    // Found by primary key (platform_id, id) (issue 29): the platforms are a plain condition the key's
+    // first column serves, and a planner prunes partitions and shards on; keyedReads hands a row only to
+    // the key naming its own platform.
+    const sql = `SELECT * FROM ${table} WHERE platform_id = ANY($2::text[]) AND id = ANY(svc_keys($1::text[]))`;
     reader = keyedReads<Record<string, unknown>, Record<string, unknown>>({
       read: async (pool, ids, platformIds) => modelRows(await query(pool, sql, [ids, platformIds])),
       keyOf: (row) => [row.platformId, row.id],

@@ -49,8 +49,8 @@ const body = (s: Setup, amount: number, immediatelyExecute: boolean) => ({
 /** What a payment's start wrote, with ids and times left out so that two starts compare. */
 async function startRows(s: Setup, transactionId: string, key?: string) {
   const prisma = env.deps.prisma;
-  const t = await prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
-  const q = await prisma.quote.findUniqueOrThrow({ where: { id: t.quoteId! } });
+  const t = await prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
+  const q = await prisma.quote.findFirstOrThrow({ where: { id: t.quoteId! } });
   const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: t.id } });
   const entries = await prisma.ledgerEntry.findMany({ where: { journalId: { in: journals.map((j) => j.id) } }, orderBy: [{ bucket: 'asc' }] });
   const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id] }, toStatus: 'PROCESSING' }, orderBy: [{ machine: 'asc' }] });
@@ -124,7 +124,7 @@ describe('one writer per payment start', () => {
     const approved = await s.p.request({ method: 'POST', url: `/transactions/${q.transactionId}/approve` });
     expect(approved.statusCode, approved.body).toBe(200);
     expect(await startRows(s, q.transactionId)).toEqual(expectedStart(1_300, false));
-    const t = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } });
+    const t = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: q.transactionId } });
     expect(t.agentCountedAmount).toBe(1_300n);
     expect(await balances(env, s.usd)).toEqual({ available: 100_000n - 1_300n, held: 1_300n });
     await expectLedgerConsistent(env, s.p.platformId);
@@ -134,7 +134,7 @@ describe('one writer per payment start', () => {
 describe('one writer per incoming credit', () => {
   async function creditRows(s: Setup, transactionId: string) {
     const prisma = env.deps.prisma;
-    const t = await prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+    const t = await prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
     const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: t.id }, orderBy: [{ id: 'asc' }] });
     const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: t.id } });
     const events = (await prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).filter((e) => (e.data as { id: string }).id === t.id);
@@ -150,7 +150,7 @@ describe('one writer per incoming credit', () => {
     const s = await setup();
     const pulled = await s.p.request({ method: 'POST', url: '/transfer-in', payload: { source: { accountId: s.dest }, destination: { accountId: s.usd }, amount: 700 } });
     expect(pulled.statusCode, pulled.body).toBe(201);
-    const address = (await env.deps.prisma.customer.findUniqueOrThrow({ where: { id: s.customerId } })).umaAddress;
+    const address = (await env.deps.prisma.customer.findFirstOrThrow({ where: { id: s.customerId } })).umaAddress;
     const uma = await s.p.request({ method: 'POST', url: '/sandbox/uma/incoming', payload: { receiverUmaAddress: address, amount: 900, currency: 'USD' } });
     expect(uma.statusCode, uma.body).toBe(201);
     const expected = { status: 'COMPLETED', history: ['execute:PENDING->PROCESSING', 'complete:PROCESSING->COMPLETED'], journals: 1, events: ['INCOMING_PAYMENT.COMPLETED'] };

@@ -49,7 +49,7 @@ export async function countDailyUsage(ctx: Ctx, tx: TenantTx, agent: AgentActor,
   const rows = await tx.$queryRaw<Array<{ used: bigint }>>`
     INSERT INTO agent_daily_usage (platform_id, agent_id, day, used)
     VALUES (${ctx.platformId}, ${agent.agentId}, ${dayOf(at)}::date, ${policyAmount})
-    ON CONFLICT (agent_id, day) DO UPDATE SET used = agent_daily_usage.used + EXCLUDED.used
+    ON CONFLICT (platform_id, agent_id, day) DO UPDATE SET used = agent_daily_usage.used + EXCLUDED.used
       WHERE agent_daily_usage.used + EXCLUDED.used <= ${agent.policy.dailyLimit} AND agent_daily_usage.platform_id = ${ctx.platformId}
     RETURNING used`;
   if (rows.length === 0) throw exceeded();

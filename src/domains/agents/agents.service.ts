@@ -8,13 +8,14 @@ import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.
 import type { Agent, AgentDeviceCode } from '../../generated/prisma/client.js';
 import { policyOf, secretHash, type StoredPolicy } from './agents.model.js';
 import type { CreateAgentBody } from './agents.schemas.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 const agentNotFound = () => new NotFoundError('NOT_FOUND', 'Agent not found.');
 const codeNotFound = () => new NotFoundError('TOKEN_NOT_FOUND', 'The device code does not exist, has expired or was already used.');
 
 /** POST /agents (A17). Errors: 400 INVALID_INPUT; 404 USER_NOT_FOUND; 410 CUSTOMER_DELETED is reported as 404 too. */
 export async function createAgent(ctx: Ctx, body: CreateAgentBody): Promise<Agent> {
-  const customer = await ctx.db.customer.findUnique({ where: { id: body.customerId } });
+  const customer = await ctx.db.customer.findFirst({ where: { id: body.customerId } });
   if (!customer || customer.isDeleted) throw new NotFoundError('USER_NOT_FOUND', 'Customer not found.');
   const policy: StoredPolicy = {
     currency: body.policy.currency,
@@ -28,7 +29,7 @@ export async function createAgent(ctx: Ctx, body: CreateAgentBody): Promise<Agen
 }
 
 export async function getAgent(ctx: Ctx, id: string): Promise<Agent> {
-  const a = await ctx.db.agent.findUnique({ where: { id } });
+  const a = await ctx.db.agent.findFirst({ where: { id } });
   if (!a) throw agentNotFound();
   return a;
 }
@@ -63,7 +64,7 @@ export async function createDeviceCode(ctx: Ctx, agentId: string): Promise<{ cod
 
 /** GET /agents/device-codes/{code}/status (platform): whether the agent redeemed it. Errors: 404 TOKEN_NOT_FOUND. */
 export async function deviceCodeStatus(ctx: Ctx, code: string): Promise<AgentDeviceCode> {
-  const row = await ctx.db.agentDeviceCode.findUnique({ where: { codeHash: secretHash(normalizeCode(code)) } });
+  const row = await ctx.db.agentDeviceCode.findUnique({ where: { platformId_codeHash: { platformId: ctx.platformId, codeHash: secretHash(normalizeCode(code)) } } });
   if (!row) throw codeNotFound();
   return row;
 }
@@ -75,7 +76,8 @@ export async function deviceCodeStatus(ctx: Ctx, code: string): Promise<AgentDev
  */
 export async function redeemDeviceCode(deps: AppDeps, code: string): Promise<{ agent: Agent; accessToken: string }> {
   const hash = secretHash(normalizeCode(code));
-  const row = await deps.prisma.agentDeviceCode.findUnique({ where: { codeHash: hash }, include: { agent: true } });
+  const platformId = await platformOfLookup(deps.prisma, 'AGENT_DEVICE_CODE', hash);
+  const row = platformId ? await deps.prisma.agentDeviceCode.findUnique({ where: { platformId_codeHash: { platformId, codeHash: hash } }, include: { agent: true } }) : null;
   if (!row || row.agent.status !== 'ACTIVE') throw codeNotFound();
   const ctx = ctxFor(deps, row.platformId);
   const accessToken = `agt_${randomBytes(32).toString('base64url')}`;

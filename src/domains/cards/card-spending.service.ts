@@ -1,6 +1,7 @@
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 import type { Card, CardTransaction } from '../../generated/prisma/client.js';
 import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventReceipt } from '../../adapters/card-issuer/port.js';
 import { InsufficientFundsError } from '../ledger/index.js';
@@ -18,7 +19,8 @@ import {
  */
 
 async function cardOf(deps: AppDeps, adapterId: string, processorRef: string): Promise<Card | null> {
-  return deps.prisma.card.findFirst({ where: { issuerAdapter: adapterId, processorRef } });
+  const platformId = await platformOfLookup(deps.prisma, 'CARD_PROCESSOR_REF', adapterId, processorRef);
+  return platformId ? deps.prisma.card.findFirst({ where: { platformId, issuerAdapter: adapterId, processorRef } }) : null;
 }
 
 const answer = (t: CardTransaction): AuthorizationDecision =>
@@ -47,7 +49,7 @@ export async function authorizeCard(deps: AppDeps, adapterId: string, req: Autho
   const d = await decisionInputs(deps, adapterId, req);
   if (!d) return { approved: false, cardTransactionId: null, reason: 'CARD_NOT_ACTIVE' };
   const ctx = ctxFor(deps, d.platform_id);
-  if (d.seen_id) return answer(await ctx.db.cardTransaction.findUniqueOrThrow({ where: { id: d.seen_id } }));
+  if (d.seen_id) return answer(await ctx.db.cardTransaction.findFirstOrThrow({ where: { id: d.seen_id } }));
   const rate = await lockedRate(ctx, req.currency, d.currency);
   const magic = merchantMagic(req.merchant.descriptor, deps.config.SVC_ENV === 'sandbox');
   const fundingAmount = rate === null ? 0n : toFunding(req.amount, rate);
@@ -87,7 +89,8 @@ async function decisionInputs(deps: AppDeps, adapterId: string, req: Authorizati
       LEFT JOIN internal_accounts a ON a.id = c.funding_sources[1] AND a.platform_id = c.platform_id
       LEFT JOIN platform_currencies pc ON pc.platform_id = c.platform_id AND pc.currency_code = c.currency
       LEFT JOIN card_transactions t ON t.platform_id = c.platform_id AND t.issuer_transaction_token = ${req.issuerTransactionToken}
-     WHERE c.issuer_adapter = ${adapterId} AND c.processor_ref = ${req.processorRef}`;
+     WHERE c.platform_id = (SELECT l.platform_id FROM tenant_lookups l WHERE l.kind = 'CARD_PROCESSOR_REF' AND l.value = ${adapterId} || chr(31) || ${req.processorRef})
+       AND c.issuer_adapter = ${adapterId} AND c.processor_ref = ${req.processorRef}`;
   return rows[0];
 }
 
@@ -131,7 +134,7 @@ export async function applyCardEvent(deps: AppDeps, adapterId: string, e: CardEv
     if (refusal === RETRY) return 'RETRY_LATER';
     if (!(await claimCardEvent(ctx, tx, { eventToken: e.eventToken, cardId: card.id, cardTransactionId: row.id, type: e.type, amount, outcome: refusal ? 'REFUSED' : 'APPLIED', reason: refusal }))) return 'DUPLICATE';
     if (refusal) return 'REFUSED';
-    const available = async () => (await tx.internalAccount.findUniqueOrThrow({ where: { id: row.accountId }, select: { availableBalance: true } })).availableBalance;
+    const available = async () => (await tx.internalAccount.findFirstOrThrow({ where: { id: row.accountId }, select: { availableBalance: true } })).availableBalance;
     switch (e.type) {
       case 'AUTHORIZATION_ADVICE': await writeAdvice(ctx, tx, row, e.eventToken, amount, await available()); break;
       case 'CLEARING':
@@ -188,7 +191,7 @@ async function creditAdvice(ctx: Ctx, card: Card, e: CardEvent): Promise<CardEve
   if (!e.amount || !e.currency || !e.merchant) return 'REFUSED';
   const seen = await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: e.issuerTransactionToken } });
   if (seen) return 'DUPLICATE';
-  const customer = await ctx.db.customer.findUnique({ where: { id: card.customerId }, select: { platformCustomerId: true } });
+  const customer = await ctx.db.customer.findFirst({ where: { id: card.customerId }, select: { platformCustomerId: true } });
   const rate = await lockedRate(ctx, e.currency, card.currency);
   if (rate === null) return 'REFUSED';
   const n: NewCardTransaction = {
@@ -225,7 +228,7 @@ export async function sweepCardTransactions(deps: AppDeps, batch: number): Promi
       const row = await lockCardTransaction(tx, ctx.platformId, d.issuerTransactionToken);
       if (!row) return;
       if (row.pullPendingCount > 0 && !row.pullFails && row.pullConfirmAt && row.pullConfirmAt <= now) await writePullConfirmed(ctx, tx, row);
-      const fresh = await tx.cardTransaction.findUniqueOrThrow({ where: { id: row.id } });
+      const fresh = await tx.cardTransaction.findFirstOrThrow({ where: { id: row.id } });
       if (fresh.heldAmount > 0n && fresh.expiresAt && fresh.expiresAt <= now && OPEN.includes(fresh.status)) await writeRelease(ctx, tx, fresh, `expiry:${now.getTime()}`);
     });
   }

@@ -318,7 +318,7 @@ export async function sweepPendingChecks(deps: AppDeps): Promise<number> {
 
 /** Operator moves (A11: INACTIVE is set by the operator; reviews are approved by the operator). */
 export async function operatorTransition(deps: AppDeps, accountId: string, event: Extract<ExternalAccountEvent, 'deactivate' | 'reactivate' | 'reviewApproved'>): Promise<ExternalAccountRecord> {
-  const row = await deps.prisma.externalAccount.findUnique({ where: { id: accountId }, select: { platformId: true } });
+  const row = await deps.prisma.externalAccount.findFirst({ where: { id: accountId }, select: { platformId: true } });
   if (!row) throw new NotFoundError('NOT_FOUND', 'External account not found.');
   const ctx = ctxFor(deps, row.platformId);
   return ctx.db.$transaction((tx) => transitionAccount(ctx, tx, accountId, event));

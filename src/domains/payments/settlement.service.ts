@@ -64,7 +64,7 @@ async function returnPostings(tx: TenantTx, t: Transaction): Promise<Posting[]> 
   const out: Posting[] = [{ account: t.sourceAccountId, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: t.sentAmount }];
   if (t.platformFees > 0n) {
     const feeAccountId = (await platformAccountId(tx, t.sendingCurrency))!;
-    const feeAccount = await tx.internalAccount.findUniqueOrThrow({ where: { id: feeAccountId } });
+    const feeAccount = await tx.internalAccount.findFirstOrThrow({ where: { id: feeAccountId } });
     const fromAccount = feeAccount.availableBalance < t.platformFees ? feeAccount.availableBalance : t.platformFees;
     if (fromAccount > 0n) out.push({ account: feeAccountId, bucket: 'AVAILABLE', currency: t.sendingCurrency, amount: -fromAccount });
     if (t.platformFees - fromAccount > 0n) {
@@ -112,7 +112,7 @@ function payoutRequest(t: Transaction, destination: { accountType: string; accou
 }
 
 async function load(ctx: Ctx, id: string): Promise<Transaction | null> {
-  return ctx.db.transaction.findUnique({ where: { id } });
+  return ctx.db.transaction.findFirst({ where: { id } });
 }
 
 /**
@@ -131,7 +131,7 @@ async function complete(ctx: Ctx, t: Transaction): Promise<void> {
 /** Marks a processing payment FAILED and starts its refund, once. */
 async function fail(ctx: Ctx, t: Transaction, failureReason: string): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
     if (fresh.status !== 'PROCESSING') return;
     const failed = await transitionTransaction(ctx, tx, fresh, 'fail', { failureReason }, failureReason);
     await startRefund(ctx, tx, failed, refundReasonFor(failureReason));
@@ -141,7 +141,7 @@ async function fail(ctx: Ctx, t: Transaction, failureReason: string): Promise<vo
 /** A completed payment came back from the bank: FAILED (PAYOUT_RETURNED) and refund, once. */
 async function bankReturn(ctx: Ctx, t: Transaction): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
     if (fresh.status !== 'COMPLETED') return;
     const failed = await transitionTransaction(ctx, tx, fresh, 'bankReturn', { failureReason: 'PAYOUT_RETURNED' }, 'PAYOUT_RETURNED');
     await startRefund(ctx, tx, failed, 'TRANSACTION_FAILED');
@@ -410,7 +410,7 @@ export async function refundPayment(deps: AppDeps, platformId: string, transacti
     ok = r.status === 'COMPLETED';
   }
   await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
     if (fresh.refundStatus !== 'PENDING') return;
     if (!ok) {
       // Funds stay where they are (held, or with the rail) for an operator to resolve.

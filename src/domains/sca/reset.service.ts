@@ -14,6 +14,7 @@ import { OPEN_RESET_STATUSES, resetLifecycle, type ResetEvent, type ResetFactor,
 import { enqueueResetLivenessOutcome, RESET_JOB_OPTIONS, resetOutcomeJobId, SCA_QUEUE, type ResetLivenessOutcomeJob } from './sca.queue.js';
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 /**
  * SCA factor reset (spec "SCA factor reset"; decisions A15, B§6.5): liveness proves the person, then
@@ -81,7 +82,7 @@ export async function startReset(ctx: Ctx, customerId: string, input: { factor: 
 
 async function findReset(ctx: Ctx, customerId: string, resetId: string): Promise<ScaFactorReset> {
   await getScaCustomer(ctx, customerId);
-  const r = await ctx.db.scaFactorReset.findUnique({ where: { id: resetId } });
+  const r = await ctx.db.scaFactorReset.findFirst({ where: { id: resetId } });
   if (!r || r.customerId !== customerId) throw new NotFoundError('NOT_FOUND', 'Factor reset not found.');
   return r;
 }
@@ -148,7 +149,9 @@ export async function completeReset(ctx: Ctx, customerId: string, resetId: strin
 // ------------------------------------------------------------------------------------------ liveness
 
 async function findOpenSession(deps: AppDeps, token: string): Promise<ScaFactorReset | null> {
-  const r = await deps.prisma.scaFactorReset.findUnique({ where: { tokenHash: sha256Hex(token) } });
+  const tokenHash = sha256Hex(token);
+  const platformId = await platformOfLookup(deps.prisma, 'SCA_RESET_TOKEN', tokenHash);
+  const r = platformId ? await deps.prisma.scaFactorReset.findUnique({ where: { platformId_tokenHash: { platformId, tokenHash } } }) : null;
   if (!r || r.status !== 'INITIATED' || r.expiresAt.getTime() <= deps.clock.now().getTime()) return null;
   return r;
 }
@@ -205,7 +208,7 @@ export async function sweepResetReviews(deps: AppDeps): Promise<number> {
 /** Worker: PENDING_REVIEW → LIVENESS_PASSED or REJECTED. Idempotent (a repeated job finds the reset moved). */
 export async function applyResetLivenessOutcome(deps: AppDeps, platformId: string, resetId: string, outcome: LivenessOutcome): Promise<'DONE' | 'SKIPPED'> {
   const ctx = ctxFor(deps, platformId);
-  const r = await ctx.db.scaFactorReset.findUnique({ where: { id: resetId } });
+  const r = await ctx.db.scaFactorReset.findFirst({ where: { id: resetId } });
   if (!r || r.status !== 'PENDING_REVIEW') return 'SKIPPED';
   await transitionReset(ctx, ctx.db, r, outcome === 'PASSED' ? 'livenessPassed' : 'livenessFailed');
   return 'DONE';

@@ -44,7 +44,7 @@ export async function listSessions(ctx: Ctx, accountId: string): Promise<AuthSes
 }
 
 async function getLiveSession(ctx: Ctx, id: string): Promise<AuthSession> {
-  const s = await ctx.db.authSession.findUnique({ where: { id } });
+  const s = await ctx.db.authSession.findFirst({ where: { id } });
   if (!s || s.revokedAt || s.expiresAt <= ctx.clock.now()) throw new NotFoundError('NOT_FOUND', 'Session not found or no longer active.');
   return s;
 }
@@ -66,7 +66,7 @@ export async function refreshSession(ctx: Ctx, id: string, body: { clientPublicK
   sessionKeyOf(body.clientPublicKey);
   const w = await getWalletAccount(ctx, s.accountId);
   return signedWalletAction(ctx, w, { resourceId: id, action: 'POST /auth/sessions/{id}/refresh', body }, headers, async () => {
-    const credential = await ctx.db.authCredential.findUnique({ where: { id: s.credentialId } });
+    const credential = await ctx.db.authCredential.findFirst({ where: { id: s.credentialId } });
     if (!credential || credential.revokedAt) throw new NotFoundError('NOT_FOUND', 'The session\'s credential was revoked.');
     return { credential, session: await openSession(ctx, credential, body.clientPublicKey) };
   });

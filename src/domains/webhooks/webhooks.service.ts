@@ -34,7 +34,7 @@ export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<Eve
   const byTime = Boolean(q.startDate || q.endDate);
   const before = decodeKeyset(q.cursor);
   if (before && byTime && !before.at) {
-    const row = await ctx.db.webhookEvent.findUnique({ where: { id: before.id }, select: { createdAt: true } });
+    const row = await ctx.db.webhookEvent.findFirst({ where: { id: before.id }, select: { createdAt: true } });
     if (row) before.at = row.createdAt;
   }
   const rows = await ctx.db.webhookEvent.findMany({
@@ -54,7 +54,7 @@ export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<Eve
 
 /** Errors: 404 WEBHOOK_EVENT_NOT_FOUND (also for another platform's event). */
 export async function getEvent(ctx: Ctx, id: string): Promise<EventWithAttempts> {
-  const row = await ctx.db.webhookEvent.findUnique({ where: { id }, include: attemptsInclude });
+  const row = await ctx.db.webhookEvent.findFirst({ where: { id }, include: attemptsInclude });
   if (!row) throw eventNotFound();
   return row;
 }
