@@ -193,3 +193,22 @@ BEGIN
     WHERE t."platform_id" = ANY(platforms) AND t."id" = ANY(ids);
 END
 $$;
+
+-- 7. The ledger's balance check reads only the rows its statement inserted (the transition table): entries
+-- are append-only (ledger_entries_append_only) and every statement must leave the journals it touched
+-- balanced, so a journal balances in each currency iff each statement's own entries of it sum to zero.
+-- No read of ledger_entries by journal (on Citus: no second shard lookup from a trigger).
+CREATE OR REPLACE FUNCTION ledger_check_journals_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  unbalanced text;
+BEGIN
+  SELECT n.journal_id INTO unbalanced
+    FROM new_entries n
+   GROUP BY n.journal_id, n.currency
+  HAVING SUM(n.amount) <> 0
+   LIMIT 1;
+  IF unbalanced IS NOT NULL THEN
+    RAISE EXCEPTION 'ledger journal % does not balance', unbalanced USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NULL;
+END $$;
