@@ -116,7 +116,7 @@ type NewAccountInput = Parameters<typeof insertAccount>[2];
 
 /**
  * Insert, moving the customer's UMA default in the same transaction. "Make me the default" creations of one
- * customer are serialised by a transaction-scoped advisory lock; the partial unique index
+ * customer are serialised by a lock of the customer's row; the partial unique index
  * (external_accounts_default_uma_key) is the database's second guard, and a loser of that race runs again.
  */
 async function insertWithRetry(ctx: Ctx, a: NewAccountInput): Promise<ExternalAccountRecord> {
@@ -124,7 +124,8 @@ async function insertWithRetry(ctx: Ctx, a: NewAccountInput): Promise<ExternalAc
     try {
       return await ctx.db.$transaction(async (tx) => {
         if (a.defaultUmaDepositAccount && a.customerId) {
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`external-accounts:default-uma:${ctx.platformId}:${a.customerId}`}, 0))`;
+          // The customer's row, locked (issue 29: a row lock, not an advisory lock, stays on the platform's shard).
+          await tx.$queryRaw`SELECT 1 FROM customers WHERE platform_id = ${ctx.platformId} AND id = ${a.customerId} FOR NO KEY UPDATE`;
           await clearDefaultUmaDeposit(tx, a.customerId);
         }
         return insertAccount(ctx, tx, a);

@@ -53,7 +53,7 @@ export interface ResetStart {
 
 /**
  * POST /sca/factors/reset (201). The limit (SCA_RESET_MAX_PER_DAY, spec 5 per 24 hours) counts the reset rows
- * themselves, under a per-customer advisory lock, so it holds across processes and restarts.
+ * themselves, under a lock of the customer's row, so it holds across processes and restarts.
  * Errors: 404, 409 (outside SCA), 410, 429 RATE_LIMITED with Retry-After, 501 (no liveness provider).
  */
 export async function startReset(ctx: Ctx, customerId: string, input: { factor: ResetFactor; endUserIpAddress: string }): Promise<ResetStart> {
@@ -70,7 +70,8 @@ export async function startReset(ctx: Ctx, customerId: string, input: { factor: 
   // The provider is called before the transaction, never inside it (house style: adapters).
   const session = await adapter.startSession({ reference: resetId, token, expiresAt });
   await ctx.db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`sca-reset:${ctx.platformId}:${customerId}`}))`;
+    // The customer's row, locked (issue 29: a row lock, not an advisory lock, stays on the platform's shard).
+    await tx.$queryRaw`SELECT 1 FROM customers WHERE platform_id = ${ctx.platformId} AND id = ${customerId} FOR NO KEY UPDATE`;
     const late = await retryAfterSeconds(tx, ctx, customerId);
     if (late !== null) throw rateLimited(late, ctx.config.SCA_RESET_MAX_PER_DAY);
     await tx.scaFactorReset.create({
