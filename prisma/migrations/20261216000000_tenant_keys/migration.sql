@@ -6,84 +6,60 @@
 -- globally unique through tenant_lookups, written by a trigger in the same transaction as their row.
 -- test/platform/tenant-keys.test.ts is the lint that keeps it so.
 
--- 1. Foreign keys: dropped, re-made below as composite (platform_id, …) and without ON UPDATE CASCADE.
-ALTER TABLE "agent_device_codes" DROP CONSTRAINT "agent_device_codes_agent_id_fkey";
-ALTER TABLE "beneficial_owners" DROP CONSTRAINT "beneficial_owners_customer_id_fkey";
-ALTER TABLE "contact_verification_codes" DROP CONSTRAINT "contact_verification_codes_customer_id_fkey";
-ALTER TABLE "documents" DROP CONSTRAINT "documents_customer_id_fkey";
-ALTER TABLE "external_account_challenges" DROP CONSTRAINT "external_account_challenges_external_account_id_fkey";
-ALTER TABLE "fee_configs" DROP CONSTRAINT "fee_configs_platform_id_fkey";
-ALTER TABLE "kyc_links" DROP CONSTRAINT "kyc_links_customer_id_fkey";
-ALTER TABLE "ledger_entries" DROP CONSTRAINT "ledger_entries_journal_id_fkey";
-ALTER TABLE "platform_credentials" DROP CONSTRAINT "platform_credentials_platform_id_fkey";
-ALTER TABLE "platform_currencies" DROP CONSTRAINT "platform_currencies_platform_id_fkey";
-ALTER TABLE "stablecoin_operations" DROP CONSTRAINT "stablecoin_operations_stablecoin_id_fkey";
-ALTER TABLE "stablecoins" DROP CONSTRAINT "stablecoins_stablecoin_provider_account_id_fkey";
-ALTER TABLE "verifications" DROP CONSTRAINT "verifications_customer_id_fkey";
-ALTER TABLE "webhook_attempts" DROP CONSTRAINT "webhook_attempts_event_id_fkey";
-
--- 2. Primary keys of tenant tables lead with platform_id.
-ALTER TABLE "agent_daily_usage" DROP CONSTRAINT "agent_daily_usage_pkey", ADD CONSTRAINT "agent_daily_usage_pkey" PRIMARY KEY ("platform_id", "agent_id", "day");
-ALTER TABLE "agent_device_codes" DROP CONSTRAINT "agent_device_codes_pkey", ADD CONSTRAINT "agent_device_codes_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "agents" DROP CONSTRAINT "agents_pkey", ADD CONSTRAINT "agents_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "auth_challenges" DROP CONSTRAINT "auth_challenges_pkey", ADD CONSTRAINT "auth_challenges_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "auth_credentials" DROP CONSTRAINT "auth_credentials_pkey", ADD CONSTRAINT "auth_credentials_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "auth_sessions" DROP CONSTRAINT "auth_sessions_pkey", ADD CONSTRAINT "auth_sessions_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "bank_links" DROP CONSTRAINT "bank_links_pkey", ADD CONSTRAINT "bank_links_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "beneficial_owners" DROP CONSTRAINT "beneficial_owners_pkey", ADD CONSTRAINT "beneficial_owners_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "bulk_customer_imports" DROP CONSTRAINT "bulk_customer_imports_pkey", ADD CONSTRAINT "bulk_customer_imports_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "card_events" DROP CONSTRAINT "card_events_pkey", ADD CONSTRAINT "card_events_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "card_reveals" DROP CONSTRAINT "card_reveals_pkey", ADD CONSTRAINT "card_reveals_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "card_transactions" DROP CONSTRAINT "card_transactions_pkey", ADD CONSTRAINT "card_transactions_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "cards" DROP CONSTRAINT "cards_pkey", ADD CONSTRAINT "cards_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "customers" DROP CONSTRAINT "customers_pkey", ADD CONSTRAINT "customers_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "delegated_keys" DROP CONSTRAINT "delegated_keys_pkey", ADD CONSTRAINT "delegated_keys_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "deposits" DROP CONSTRAINT "deposits_pkey", ADD CONSTRAINT "deposits_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "documents" DROP CONSTRAINT "documents_pkey", ADD CONSTRAINT "documents_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "embedded_wallets" DROP CONSTRAINT "embedded_wallets_pkey", ADD CONSTRAINT "embedded_wallets_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "external_account_challenges" DROP CONSTRAINT "external_account_challenges_pkey", ADD CONSTRAINT "external_account_challenges_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "external_accounts" DROP CONSTRAINT "external_accounts_pkey", ADD CONSTRAINT "external_accounts_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "fee_configs" DROP CONSTRAINT "fee_configs_pkey", ADD CONSTRAINT "fee_configs_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "funding_instructions" DROP CONSTRAINT "funding_instructions_pkey", ADD CONSTRAINT "funding_instructions_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "internal_accounts" DROP CONSTRAINT "internal_accounts_pkey", ADD CONSTRAINT "internal_accounts_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "kyc_links" DROP CONSTRAINT "kyc_links_pkey", ADD CONSTRAINT "kyc_links_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "ledger_entries" DROP CONSTRAINT "ledger_entries_pkey", ADD CONSTRAINT "ledger_entries_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "ledger_journals" DROP CONSTRAINT "ledger_journals_pkey", ADD CONSTRAINT "ledger_journals_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "platform_credentials" DROP CONSTRAINT "platform_credentials_pkey", ADD CONSTRAINT "platform_credentials_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "quotes" DROP CONSTRAINT "quotes_pkey", ADD CONSTRAINT "quotes_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "sandbox_custody_secrets" DROP CONSTRAINT "sandbox_custody_secrets_pkey", ADD CONSTRAINT "sandbox_custody_secrets_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "sca_challenges" DROP CONSTRAINT "sca_challenges_pkey", ADD CONSTRAINT "sca_challenges_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "sca_factor_resets" DROP CONSTRAINT "sca_factor_resets_pkey", ADD CONSTRAINT "sca_factor_resets_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "sca_factors" DROP CONSTRAINT "sca_factors_pkey", ADD CONSTRAINT "sca_factors_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "sca_sessions" DROP CONSTRAINT "sca_sessions_pkey", ADD CONSTRAINT "sca_sessions_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "signed_requests" DROP CONSTRAINT "signed_requests_pkey", ADD CONSTRAINT "signed_requests_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "signing_credentials" DROP CONSTRAINT "signing_credentials_pkey", ADD CONSTRAINT "signing_credentials_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "stablecoin_operations" DROP CONSTRAINT "stablecoin_operations_pkey", ADD CONSTRAINT "stablecoin_operations_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "stablecoin_provider_accounts" DROP CONSTRAINT "stablecoin_provider_accounts_pkey", ADD CONSTRAINT "stablecoin_provider_accounts_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "stablecoins" DROP CONSTRAINT "stablecoins_pkey", ADD CONSTRAINT "stablecoins_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "status_changes" DROP CONSTRAINT "status_changes_pkey", ADD CONSTRAINT "status_changes_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "transactions" DROP CONSTRAINT "transactions_pkey", ADD CONSTRAINT "transactions_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "uma_invitations" DROP CONSTRAINT "uma_invitations_pkey", ADD CONSTRAINT "uma_invitations_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "uma_lookups" DROP CONSTRAINT "uma_lookups_pkey", ADD CONSTRAINT "uma_lookups_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "verifications" DROP CONSTRAINT "verifications_pkey", ADD CONSTRAINT "verifications_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "webhook_attempts" DROP CONSTRAINT "webhook_attempts_pkey", ADD CONSTRAINT "webhook_attempts_pkey" PRIMARY KEY ("platform_id", "id");
-ALTER TABLE "webhook_events" DROP CONSTRAINT "webhook_events_pkey", ADD CONSTRAINT "webhook_events_pkey" PRIMARY KEY ("platform_id", "id");
-
--- 3. Foreign keys again.
-ALTER TABLE "agent_device_codes" ADD CONSTRAINT "agent_device_codes_platform_id_agent_id_fkey" FOREIGN KEY ("platform_id", "agent_id") REFERENCES "agents"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "beneficial_owners" ADD CONSTRAINT "beneficial_owners_platform_id_customer_id_fkey" FOREIGN KEY ("platform_id", "customer_id") REFERENCES "customers"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "contact_verification_codes" ADD CONSTRAINT "contact_verification_codes_platform_id_customer_id_fkey" FOREIGN KEY ("platform_id", "customer_id") REFERENCES "customers"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "documents" ADD CONSTRAINT "documents_platform_id_customer_id_fkey" FOREIGN KEY ("platform_id", "customer_id") REFERENCES "customers"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "external_account_challenges" ADD CONSTRAINT "external_account_challenges_account_fkey" FOREIGN KEY ("platform_id", "external_account_id") REFERENCES "external_accounts"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "fee_configs" ADD CONSTRAINT "fee_configs_platform_id_fkey" FOREIGN KEY ("platform_id") REFERENCES "platforms"("id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "kyc_links" ADD CONSTRAINT "kyc_links_platform_id_customer_id_fkey" FOREIGN KEY ("platform_id", "customer_id") REFERENCES "customers"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "ledger_entries" ADD CONSTRAINT "ledger_entries_platform_id_journal_id_fkey" FOREIGN KEY ("platform_id", "journal_id") REFERENCES "ledger_journals"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "platform_credentials" ADD CONSTRAINT "platform_credentials_platform_id_fkey" FOREIGN KEY ("platform_id") REFERENCES "platforms"("id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "platform_currencies" ADD CONSTRAINT "platform_currencies_platform_id_fkey" FOREIGN KEY ("platform_id") REFERENCES "platforms"("id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "stablecoin_operations" ADD CONSTRAINT "stablecoin_operations_platform_id_stablecoin_id_fkey" FOREIGN KEY ("platform_id", "stablecoin_id") REFERENCES "stablecoins"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "stablecoins" ADD CONSTRAINT "stablecoins_platform_id_stablecoin_provider_account_id_fkey" FOREIGN KEY ("platform_id", "stablecoin_provider_account_id") REFERENCES "stablecoin_provider_accounts"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "verifications" ADD CONSTRAINT "verifications_platform_id_customer_id_fkey" FOREIGN KEY ("platform_id", "customer_id") REFERENCES "customers"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "webhook_attempts" ADD CONSTRAINT "webhook_attempts_platform_id_event_id_fkey" FOREIGN KEY ("platform_id", "event_id") REFERENCES "webhook_events"("platform_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
+-- 1-3. Computed from the catalog, not listed, so that tables and foreign keys added by migrations that sort
+-- before this one are brought under the same rules: every foreign key of a tenant table is dropped; every
+-- tenant table's primary key gets platform_id in front; the foreign keys come back without ON UPDATE CASCADE
+-- (same ON DELETE), and those between tenant tables as (platform_id, …) → (platform_id, …).
+DO $$
+DECLARE
+  tenant text[] := ARRAY(
+    SELECT c.relname::text FROM pg_class c
+      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'platform_id' AND NOT a.attisdropped
+     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r');
+  fks jsonb;
+  fk jsonb;
+  pk record;
+  cols text[];
+  refcols text[];
+BEGIN
+  SELECT coalesce(jsonb_agg(jsonb_build_object(
+           'tbl', c.conrelid::regclass::text, 'name', c.conname, 'ref', c.confrelid::regclass::text, 'del', c.confdeltype,
+           'cols', (SELECT jsonb_agg(a.attname ORDER BY k.o) FROM unnest(c.conkey) WITH ORDINALITY k(n, o) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n),
+           'refcols', (SELECT jsonb_agg(a.attname ORDER BY k.o) FROM unnest(c.confkey) WITH ORDINALITY k(n, o) JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n))
+           ORDER BY c.conrelid::regclass::text, c.conname), '[]')
+    INTO fks
+    FROM pg_constraint c
+   WHERE c.contype = 'f' AND c.connamespace = 'public'::regnamespace AND c.conrelid::regclass::text = ANY(tenant);
+  FOR fk IN SELECT * FROM jsonb_array_elements(fks) LOOP
+    EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', fk->>'tbl', fk->>'name');
+  END LOOP;
+  FOR pk IN
+    SELECT t.relname::text AS tbl, k.conname::text AS name,
+           ARRAY(SELECT a.attname::text FROM unnest(k.conkey) WITH ORDINALITY u(n, o) JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.n ORDER BY u.o) AS cols
+      FROM pg_constraint k JOIN pg_class t ON t.oid = k.conrelid
+     WHERE k.contype = 'p' AND t.relname::text = ANY(tenant)
+  LOOP
+    CONTINUE WHEN 'platform_id' = ANY(pk.cols);
+    EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I, ADD CONSTRAINT %I PRIMARY KEY (%s)', pk.tbl, pk.name, pk.name,
+                   (SELECT string_agg(quote_ident(c), ', ') FROM unnest(ARRAY['platform_id'] || pk.cols) c));
+  END LOOP;
+  FOR fk IN SELECT * FROM jsonb_array_elements(fks) LOOP
+    cols := ARRAY(SELECT jsonb_array_elements_text(fk->'cols'));
+    refcols := ARRAY(SELECT jsonb_array_elements_text(fk->'refcols'));
+    IF fk->>'ref' = ANY(tenant) AND NOT 'platform_id' = ANY(cols) THEN
+      cols := ARRAY['platform_id'] || cols;
+      refcols := ARRAY['platform_id'] || refcols;
+      -- Named as Prisma names a relation's key (Postgres cuts a name at 63 bytes).
+      fk := fk || jsonb_build_object('name', left(format('%s_%s_fkey', fk->>'tbl', array_to_string(cols, '_')), 63));
+    END IF;
+    EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I FOREIGN KEY (%s) REFERENCES %I(%s) ON DELETE %s ON UPDATE NO ACTION',
+                   fk->>'tbl', fk->>'name',
+                   (SELECT string_agg(quote_ident(c), ', ') FROM unnest(cols) c), fk->>'ref',
+                   (SELECT string_agg(quote_ident(c), ', ') FROM unnest(refcols) c),
+                   CASE fk->>'del' WHEN 'r' THEN 'RESTRICT' WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL' WHEN 'd' THEN 'SET DEFAULT' ELSE 'NO ACTION' END);
+  END LOOP;
+END
+$$;
 
 -- 4. Uniques of tenant tables lead with platform_id.
 DROP INDEX "quotes_transaction_id_key";
