@@ -202,7 +202,7 @@ describe('incoming funds are credited passively, once', () => {
     await Promise.all([sweepWalletCredits(env.deps), sweepWalletCredits(env.deps)]);
     await sweepWalletCredits(env.deps);
     expect(await balanceOf(w.accountId)).toBe(before + 700);
-    expect((await env.deps.prisma.walletIncomingCredit.findUniqueOrThrow({ where: { id } })).creditedAt).not.toBeNull();
+    expect((await env.deps.prisma.walletIncomingCredit.findFirstOrThrow({ where: { id } })).creditedAt).not.toBeNull();
   });
 
   it('the sandbox call is refused for an account that is not an embedded wallet', async () => {
@@ -273,14 +273,14 @@ describe('the credit poll: a provider that reports nothing by itself is asked', 
     const deps = { ...env.deps, config: { ...env.deps.config, WALLET_CREDIT_POLL_INTERVAL_MS: 60_000, WALLET_CREDIT_POLL_BATCH: 1000 } };
     expect(await pollWalletCredits(env.deps)).toBe(0); // off with the sandbox custody unless set
     const w = await aWalletCustomer(env, p);
-    const wallet = await env.deps.prisma.embeddedWallet.findUniqueOrThrow({ where: { id: w.accountId } });
+    const wallet = await env.deps.prisma.embeddedWallet.findFirstOrThrow({ where: { id: w.accountId } });
     const before = await balanceOf(w.accountId);
     await custodyFor(env.deps).simulateCredit!({ scope: { platformId: p.platformId }, custodyRef: wallet.custodyRef, reference: `spark-${randomUUID()}`, amount: 4242n, currency: 'USDB' });
     expect(await balanceOf(w.accountId)).toBe(before);
     expect(await pollWalletCredits(deps)).toBeGreaterThan(0);
     expect(await balanceOf(w.accountId)).toBe(before + 4242);
     expect(await pollWalletCredits(deps)).toBe(0); // every wallet was asked just now
-    expect((await env.deps.prisma.embeddedWallet.findUniqueOrThrow({ where: { id: w.accountId } })).creditsPolledAt).not.toBeNull();
+    expect((await env.deps.prisma.embeddedWallet.findFirstOrThrow({ where: { id: w.accountId } })).creditsPolledAt).not.toBeNull();
     env.clock.advance(61_000);
     try {
       expect(await pollWalletCredits(deps)).toBeGreaterThan(0); // due again after the interval; the credit is not booked twice

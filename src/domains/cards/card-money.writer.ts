@@ -54,7 +54,7 @@ async function save(ctx: Ctx, tx: TenantTx, row: CardTransaction, set: Record<st
       },
     });
   }
-  return tx.cardTransaction.update({ where: { id: row.id }, data: { ...set, lastEventAt: now, updatedAt: now } as never });
+  return tx.cardTransaction.update({ where: { platformId_id: { platformId: row.platformId, id: row.id } }, data: { ...set, lastEventAt: now, updatedAt: now } as never });
 }
 
 /** Records a processor event once; false when its token was applied (or refused) before. */
@@ -71,7 +71,7 @@ export async function lockCardTransaction(tx: TenantTx, platformId: string, issu
   const ids = await tx.$queryRaw<Array<{ id: string }>>`
     SELECT id FROM card_transactions WHERE platform_id = ${platformId} AND issuer_transaction_token = ${issuerTransactionToken} FOR UPDATE`;
   if (ids.length === 0) return null;
-  return tx.cardTransaction.findUniqueOrThrow({ where: { id: ids[0]!.id } });
+  return tx.cardTransaction.findFirstOrThrow({ where: { id: ids[0]!.id } });
 }
 
 export interface NewCardTransaction {
