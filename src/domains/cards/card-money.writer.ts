@@ -8,7 +8,6 @@ import { gatedJournalCtes, postJournal, systemAccount, type Posting } from '../l
 import { JsonText, OneStatement } from '../../platform/one-statement.js';
 import { AUTHORIZATION_FACTS_FROM, AUTHORIZATION_FINGERPRINT_SQL } from './card-authorization.repo.js';
 import { poolOf } from '../../platform/db.js';
-import { checkedAfterKeyLookup } from '../../platform/sql/planner.js';
 import type { CardMessageKind, CardMerchant } from '../../adapters/card-issuer/port.js';
 import {
   CARD_TRANSACTION_EVENT, cardTransactionLifecycle, cardTransactionTransitions, isCredit, isFinancial, toFunding,
@@ -169,7 +168,7 @@ export async function writeAuthorization(ctx: Ctx, n: NewCardTransaction, finger
   const pid = s.param(ctx.platformId);
   s.with('seen', `SELECT ${DECIDED_COLUMNS} FROM card_transactions WHERE platform_id = ${pid} AND issuer_transaction_token = ${s.param(n.issuerTransactionToken)}`);
   if (fingerprint !== null) {
-    s.with('facts', `SELECT ${AUTHORIZATION_FINGERPRINT_SQL} = ${s.param(fingerprint)} AS fresh ${AUTHORIZATION_FACTS_FROM} WHERE c.id = ${s.param(n.cardId)} AND ${checkedAfterKeyLookup(`c.platform_id = ${pid}`)}`);
+    s.with('facts', `SELECT ${AUTHORIZATION_FINGERPRINT_SQL} = ${s.param(fingerprint)} AS fresh ${AUTHORIZATION_FACTS_FROM} WHERE c.platform_id = ${pid} AND c.id = ${s.param(n.cardId)}`);
     s.with('go', 'SELECT 1 FROM facts WHERE fresh AND NOT EXISTS (SELECT 1 FROM seen)');
   } else {
     s.with('go', 'SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM seen)');

@@ -27,6 +27,6 @@ describe('OneStatement.insert', () => {
   });
 
   it('refuses a key that is not an identifier', () => {
-    expect(() => new OneStatement().insert('c', 'customers', [{ 'bad key; DROP': 1 }])).toThrow(/bad identifier/);
+    expect(() => new OneStatement().insert('c', 'customers', [{ 'bad key; DROP': 1 }])).toThrow(/not an SQL identifier/);
   });
 });
