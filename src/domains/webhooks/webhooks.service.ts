@@ -108,7 +108,12 @@ export async function deliverInFlow(ctx: Ctx, eventId: string, timeoutMs: number
   const result = await postEnvelope(url, envelope, ctx.signer, { ...deliveryOptions(ctx.config), timeoutMs });
   // A refusal (403) or a request for more information (422) is an answer, not a failed delivery.
   const answered = result.outcome === 'DELIVERED' || result.httpStatus === 403 || result.httpStatus === 422;
-  await recordAttempt(ctx, event.id, url, answered ? { ...result, outcome: 'DELIVERED', error: null } : result, answered ? 'DELIVERED' : 'FAILED');
+  try {
+    await recordAttempt(ctx, event.id, url, answered ? { ...result, outcome: 'DELIVERED', error: null } : result, answered ? 'DELIVERED' : 'FAILED');
+  } catch (err) {
+    // The delivery sweep sent it meanwhile (this call outlasted JOB_SWEEP_GRACE_MS) and recorded DELIVERED: the answer stands.
+    if ((err as { code?: unknown } | null)?.code !== 'INVALID_STATE_TRANSITION') throw err;
+  }
   let body: unknown = null;
   try {
     body = result.responseBody ? JSON.parse(result.responseBody) : null;
