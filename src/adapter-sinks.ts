@@ -29,7 +29,7 @@ export function adapterSinks(deps: () => AppDeps): AdapterSinks {
 
     async kycCaseUpdated(caseId) {
       const d = deps();
-      const v = await d.prisma.verification.findUnique({ where: { id: caseId }, select: { id: true, platformId: true, status: true, decisionCount: true } });
+      const v = await d.prisma.verification.findFirst({ where: { id: caseId }, select: { id: true, platformId: true, status: true, decisionCount: true } });
       if (!v || !(OPEN_STATUSES as readonly string[]).includes(v.status)) return 'UNKNOWN_CASE';
       await enqueueDecision(d, v.platformId, v, { suffix: `_p${d.clock.now().getTime()}` });
       return 'ACCEPTED';

@@ -125,6 +125,8 @@ export const GLOBAL_MODELS = new Set([
   // Issue 26 (26a): credits a provider reported (an unmatched one has no platform; reads scope by platformId
   // explicitly), the sweep's queue of accounts, the poll cursors, and the sandbox collection provider's records.
   'CollectionCredit', 'CollectionAccountDue', 'CollectionPollCursor', 'SandboxCollectionCredit',
+  // issue 29: value → platform for lookups made before the platform is known (src/platform/tenant-lookups.ts).
+  'TenantLookup',
 ]);
 /** The one model whose own id is the platform id. */
 const PLATFORM_MODEL = 'Platform';

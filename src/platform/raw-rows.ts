@@ -3,7 +3,7 @@ import { coalescer, type Coalescer } from './coalesce.js';
 import { query } from './db.js';
 import { camelCase } from './column-names.js';
 import { sqlIdentifier } from './sql/identifiers.js';
-import { checkedAfterKeyLookup, keysPlannedAsOne } from './sql/planner.js';
+import { keysPlannedAsOne } from './sql/planner.js';
 
 /**
  * Issue 12: rows of a raw statement on a hot path (`query` in db.ts) in the shape Prisma gives its
@@ -39,10 +39,10 @@ const rowReaders = new Map<string, (pool: pg.Pool) => Coalescer<RowKey, Record<s
 function rowReader(table: string): (pool: pg.Pool) => Coalescer<RowKey, Record<string, unknown> | null> {
   let reader = rowReaders.get(table);
   if (!reader) {
-    // Found by primary key only (the platform condition checked after the key lookup, never used to pick
-    // an index: never a scan of a platform's rows, whatever the statistics say); keyedReads hands a row
-    // only to the key naming its own platform.
-    const sql = `SELECT * FROM ${sqlIdentifier(table)} WHERE id = ANY(${keysPlannedAsOne('$1::text[]')}) AND ${checkedAfterKeyLookup('platform_id = ANY($2::text[])')}`;
+    // Found by primary key (platform_id, id) (issue 29): the platforms are a plain leading condition the
+    // key's first column serves, and a planner prunes partitions and shards on; keyedReads hands a row only
+    // to the key naming its own platform.
+    const sql = `SELECT * FROM ${sqlIdentifier(table)} WHERE platform_id = ANY($2::text[]) AND id = ANY(${keysPlannedAsOne('$1::text[]')})`;
     reader = keyedReads<Record<string, unknown>, Record<string, unknown>>({
       read: async (pool, ids, platformIds) => modelRows(await query(pool, sql, [ids, platformIds])),
       keyOf: (row) => [row.platformId, row.id],

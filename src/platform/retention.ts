@@ -37,15 +37,20 @@ export async function pruneOnce(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock
   const p = deps.prisma;
   // A PENDING event is still owed a delivery: it keeps its payload whatever its age.
   const eventsPruned = await p.$executeRawUnsafe(
-    `UPDATE webhook_events SET data = ${PRUNED_PAYLOAD_SQL}, pruned_at = $1
-      WHERE id IN (SELECT id FROM webhook_events WHERE pruned_at IS NULL AND created_at < $2 ORDER BY created_at LIMIT $3)
-        AND delivery_status <> 'PENDING'`,
+    // The due keys as two arrays (issue 29: the key is (platform_id, id)), each row then found by key; the
+    // due conditions again on the row found, so only due rows change whichever pairs the arrays make.
+    `WITH due AS (
+       SELECT array_agg(platform_id) AS platforms, array_agg(id) AS ids
+         FROM (SELECT platform_id, id FROM webhook_events WHERE pruned_at IS NULL AND created_at < $2 ORDER BY created_at LIMIT $3) d)
+     UPDATE webhook_events SET data = ${PRUNED_PAYLOAD_SQL}, pruned_at = $1
+      WHERE platform_id = ANY((SELECT platforms FROM due)::text[]) AND id = ANY((SELECT ids FROM due)::text[])
+        AND pruned_at IS NULL AND created_at < $2 AND delivery_status <> 'PENDING'`,
     new Date(now),
     eventsBefore,
     batch,
   );
   const attemptsDeleted = await p.$executeRawUnsafe(
-    `DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE attempted_at < $1 ORDER BY attempted_at LIMIT $2)`,
+    `DELETE FROM webhook_attempts WHERE (platform_id, id) IN (SELECT platform_id, id FROM webhook_attempts WHERE attempted_at < $1 ORDER BY attempted_at LIMIT $2)`,
     attemptsBefore,
     batch,
   );

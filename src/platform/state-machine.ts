@@ -361,9 +361,11 @@ function moveCtes<T extends StatusTable, S extends string, E extends string>(
     ...(present.length < move.from.length ? [Prisma.sql`${column} IS NULL`] : []),
   ];
   const platforms = typeof scope.platformId === 'string' ? Prisma.sql`= ${scope.platformId}::text` : Prisma.sql`= ANY(${[...scope.platformId]}::text[])`;
-  const rest = Prisma.sql`${ident(meta.scope)} ${platforms} AND (${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;
-  // byKey: only `match` (the keys) can use an index; the rest is checked on the rows it finds.
-  const predicate = opts.byKey ? Prisma.sql`${match} AND ${checkedAfterKeyLookupSql(rest)}` : Prisma.sql`${match} AND ${rest}`;
+  // The platform stays a plain condition (issue 29): it leads every key, and a planner prunes partitions and shards on it.
+  const platform = Prisma.sql`${ident(meta.scope)} ${platforms}`;
+  const rest = Prisma.sql`(${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;
+  // byKey: only `match` (the keys, under the platform) can use an index; the rest is checked on the rows it finds.
+  const predicate = opts.byKey ? Prisma.sql`${platform} AND ${match} AND ${checkedAfterKeyLookupSql(rest)}` : Prisma.sql`${platform} AND ${match} AND ${rest}`;
   const set = (opts.set ?? {}) as Record<string, unknown>;
   const assignments = Prisma.join([
     Prisma.sql`${column} = ${stored(move.to)}::text`,

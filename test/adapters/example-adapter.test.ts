@@ -34,7 +34,7 @@ describe('an adapter written outside src/, configured with RAIL_ADAPTERS=RTP:./e
     const id = await pay(payer, dest, 25_000, 'RTP');
     const t = await waitFor(payer, id, 'COMPLETED');
     expect(t.destination.paymentRail ?? 'RTP').toBe('RTP');
-    const row = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id } });
+    const row = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id } });
     expect(row.railReference).toBe(`bank_${id.replace('Transaction:', '')}`);
     expect(await example.contract.payoutCount(id)).toBe(1);
     expect(await settleCount(env, id)).toBe(1);

@@ -56,7 +56,7 @@ describe('outcomes pushed by the adapter', () => {
     // Push mode runs no poll chain: nothing asks the bridge before reconciliation is due (expected
     // settlement 200 ms + PAYMENT_STALE_MS 400 after submission). On a loaded machine the push can
     // arrive later than that, and then one reconciliation poll is legitimate — not a race to lose.
-    const row = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id } });
+    const row = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id } });
     const due = row.submittedAt!.getTime() + 200 + 400;
     const early = bridge.requestsTo('/payouts/status').filter((r) => r.body.reference === bridge.payouts.get(id)!.reference && r.atMs < due - 50);
     expect(early).toEqual([]);
@@ -109,7 +109,7 @@ describe('outcomes pushed by the adapter', () => {
     const payer = await aFundedPayer(env);
     const dest = await aUsdDestination(payer, '223456781');
     const id = await pay(payer, dest, 1_000, 'RTP');
-    const t = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id } });
+    const t = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id } });
     const forged = JSON.stringify({ idempotencyKey: id, reference: t.railReference ?? 'x', status: 'FAILED', failureReason: 'ACCOUNT_CANNOT_RECEIVE' });
     const res = await env.app.inject({ method: 'POST', url, payload: forged, headers: { 'content-type': 'application/json', 'x-bridge-signature': bridge.signatureHeader(forged) } });
     expect(res.statusCode).toBe(404);
@@ -129,7 +129,7 @@ describe('reconciliation', () => {
       const reference = bridge.payouts.get(id)!.reference;
       // Only reconciliation asked (push mode runs no poll chain), and not before the rail's expected time.
       expect(statusPollsOf(reference)).toBeGreaterThanOrEqual(1);
-      const row = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id } });
+      const row = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id } });
       expect(new Date(t.settledAt ?? row.settledAt!).getTime() - row.submittedAt!.getTime()).toBeGreaterThanOrEqual(200 + 400 - 50);
       expect(await settleCount(env, id)).toBe(1);
       await expectLedgerConsistent(env, payer.p.platformId);
@@ -149,7 +149,7 @@ describe('reconciliation', () => {
     // reconcile_after forward by 400 ms; queue and HTTP latency may shift one poll, not the mean.
     const times = bridge.requestsTo('/payouts/status').filter((r) => r.body.reference === reference).map((r) => r.atMs).slice(0, 4);
     expect((times[3]! - times[0]!) / 3).toBeGreaterThanOrEqual(300);
-    expect((await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id } })).status).toBe('PROCESSING');
+    expect((await env.deps.prisma.transaction.findFirstOrThrow({ where: { id } })).status).toBe('PROCESSING');
     expect(await settleCount(env, id)).toBe(0);
   });
 

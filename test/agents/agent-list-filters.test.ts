@@ -27,7 +27,7 @@ describe('GET /agents filters', () => {
     expect((await env.app.inject({ method: 'POST', url: `${BASE}/agents/device-codes/${code}/redeem` })).statusCode).toBe(200);
     // No endpoint pauses an agent in this part of the work: the status is set as a pause would set it.
     const pausedAt = new Date(Date.now() + 60_000);
-    await env.deps.prisma.agent.update({ where: { id: paused }, data: { status: 'DISABLED', updatedAt: pausedAt } });
+    await env.deps.prisma.agent.updateMany({ where: { id: paused }, data: { status: 'DISABLED', updatedAt: pausedAt } });
     const ids = async (query: string) => {
       const res = await p.request({ method: 'GET', url: `/agents?${query}` });
       expect(res.statusCode, res.body).toBe(200);

@@ -250,7 +250,7 @@ describe('approval by the platform', () => {
     await fund(s.p, s.usd, 10_000);
     const q = await agentQuote(s, 1_000);
     const action = (await s.agent({ method: 'POST', url: `/agents/me/quotes/${q.id}/execute` })).json();
-    await env.deps.prisma.agentAction.update({ where: { id: action.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await env.deps.prisma.agentAction.updateMany({ where: { id: action.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await expireAgentActions(env.deps)).toBeGreaterThanOrEqual(1);
     expect((await s.agent({ method: 'GET', url: `/agents/me/actions/${action.id}` })).json()).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXPIRED' });
     expect((await s.p.request({ method: 'POST', url: `/agents/${s.agentId}/actions/${action.id}/approve` })).json().code).toBe('AGENT_ACTION_NOT_PENDING');
@@ -344,11 +344,11 @@ describe('the platform manages its agents', () => {
     expect(bad.json().details.errors.map((e: any) => e.field)).toEqual(expect.arrayContaining(['policy.permissions[0]', 'policy.spendingLimits.perTransactionLimit']));
     expect(await env.deps.prisma.agent.count({ where: { platformId: p.platformId } })).toBe(0);
     const s = await setup(REF_POLICY, p);
-    const before = await env.deps.prisma.agent.findUniqueOrThrow({ where: { id: s.agentId } });
+    const before = await env.deps.prisma.agent.findFirstOrThrow({ where: { id: s.agentId } });
     const badPatch = await p.request({ method: 'PATCH', url: `/agents/${s.agentId}/policy`, payload: { spendingLimits: { dailyLimit: 'lots' }, approvalThresholds: { amount: 5 } } });
     expect(badPatch.statusCode).toBe(400);
     expect(badPatch.json().details.errors.map((e: any) => e.field)).toEqual(expect.arrayContaining(['spendingLimits.dailyLimit', 'approvalThresholds.currency']));
-    expect((await env.deps.prisma.agent.findUniqueOrThrow({ where: { id: s.agentId } })).policy).toEqual(before.policy);
+    expect((await env.deps.prisma.agent.findFirstOrThrow({ where: { id: s.agentId } })).policy).toEqual(before.policy);
     expect((await p.request({ method: 'PATCH', url: `/agents/${s.agentId}`, payload: {} })).statusCode).toBe(400);
     const badTransfer = await s.agent({ method: 'POST', url: '/agents/me/transfer-in', payload: { source: { accountId: s.dest }, destination: { accountId: s.usd } } });
     expect([badTransfer.statusCode, badTransfer.json().details.errors[0].field]).toEqual([400, 'amount']);

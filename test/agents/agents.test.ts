@@ -251,7 +251,7 @@ describe('cancel', () => {
     await s.agent({ method: 'POST', url: `/quotes/${q2.id}/execute` });
     expect((await balances(env, s.usd)).held).toBe(7_000n);
     // Cancel once the rail has the payout (while it is being handed over, cancel answers 409).
-    await eventually(async () => (await env.deps.prisma.transaction.findUnique({ where: { id: q2.transactionId } }))?.railReference);
+    await eventually(async () => (await env.deps.prisma.transaction.findFirst({ where: { id: q2.transactionId } }))?.railReference);
     const c2 = await s.p.request({ method: 'POST', url: `/transactions/${q2.transactionId}/cancel` });
     expect(c2.statusCode, c2.body).toBe(200);
     assertMatchesResponseSchema('POST', `${BASE}/transactions/{transactionId}/cancel`, 200, c2.json());

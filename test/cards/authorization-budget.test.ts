@@ -106,12 +106,12 @@ describe('statement budget of a card authorization', () => {
     const { card, usd } = await aUsdCard(5_000);
     expect((await authorize(card.processorRef, 100)).approved).toBe(true);
     // Frozen behind the cache's back (as another process would): the cached facts are stale.
-    await env.deps.prisma.card.update({ where: { id: card.id }, data: { state: 'FROZEN' } });
+    await env.deps.prisma.card.updateMany({ where: { id: card.id }, data: { state: 'FROZEN' } });
     const frozen = await counted(() => authorize(card.processorRef, 100));
     expect(frozen.result).toMatchObject({ approved: false, reason: 'CARD_PAUSED' });
     // The stale write (nothing written), the facts read again, the decline.
     expect(frozen.statements).toHaveLength(3);
-    await env.deps.prisma.card.update({ where: { id: card.id }, data: { state: 'ACTIVE' } });
+    await env.deps.prisma.card.updateMany({ where: { id: card.id }, data: { state: 'ACTIVE' } });
     expect((await authorize(card.processorRef, 100)).approved).toBe(true);
     expect(await balances(env, usd)).toEqual({ available: 4_800n, held: 200n });
   });

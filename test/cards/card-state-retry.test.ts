@@ -30,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const owed = (id: string) => env.deps.prisma.card.findUniqueOrThrow({ where: { id }, select: { state: true, issuerStateDueAt: true, issuerStateAttempts: true } });
+const owed = (id: string) => env.deps.prisma.card.findFirstOrThrow({ where: { id }, select: { state: true, issuerStateDueAt: true, issuerStateAttempts: true } });
 
 describe('card state owed to the issuer', () => {
   it('a freeze the issuer missed is recorded, retried with backoff by the sweep, and cleared once accepted', async () => {

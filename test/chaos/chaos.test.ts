@@ -136,11 +136,14 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
     const p = await env.platform();
     const started = Date.now();
     apis.push(await startApi(), await startApi());
-    workers.push(await new ServiceProcess('worker', childEnv()).start(), await new ServiceProcess('worker', childEnv()).start());
     const stats = { retries: 0, fiveHundreds: 0 };
 
     const cfg = await reliably(p, 'PATCH', '/config', { webhookEndpoint: receiver.url, incomingPaymentApproval: true }, `cfg-${randomBytes(4).toString('hex')}`, stats);
     expect(cfg.status, cfg.text).toBe(200);
+    // The workers start once the endpoint is set: their first sweeps already write events (the collection
+    // coordinates of the platform's accounts, INTERNAL_ACCOUNT.FUNDING_INSTRUCTIONS_UPDATED), which a platform
+    // without an endpoint records UNDELIVERABLE.
+    workers.push(await new ServiceProcess('worker', childEnv()).start(), await new ServiceProcess('worker', childEnv()).start());
 
     // Senders and receivers; one platform external account per sandbox scenario.
     const senders = await Promise.all(Array.from({ length: 8 }, () => anApprovedCustomer(env, p, ['USD'])));

@@ -56,7 +56,7 @@ describe('document upload', () => {
     expect(pdf.statusCode).toBe(201);
     const jpeg = await upload(p, passport(customer.id), { fileName: 'p.bin', contentType: 'application/octet-stream', content: await colourPhoto(700, 900, 'jpeg') });
     expect(jpeg.statusCode).toBe(201);
-    const row = await env.deps.prisma.document.findUniqueOrThrow({ where: { id: jpeg.json().id } });
+    const row = await env.deps.prisma.document.findFirstOrThrow({ where: { id: jpeg.json().id } });
     expect(row.contentType).toBe('image/jpeg');
   });
 

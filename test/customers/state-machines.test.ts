@@ -62,9 +62,9 @@ describe('illegal moves cannot be written', () => {
     const p = await env.platform();
     const c = await createCustomer(p, anIndividual());
     const ctx = ctxFor(env.deps, p.platformId);
-    const row = await ctx.db.customer.findUniqueOrThrow({ where: { id: c.id } });
+    const row = await ctx.db.customer.findFirstOrThrow({ where: { id: c.id } });
     await expect(ctx.db.$transaction((tx) => moveCustomerStatus(ctx, tx, row, 'reject'))).rejects.toBeInstanceOf(IllegalTransitionError);
-    expect((await ctx.db.customer.findUniqueOrThrow({ where: { id: c.id } })).status).toBe('APPROVED');
+    expect((await ctx.db.customer.findFirstOrThrow({ where: { id: c.id } })).status).toBe('APPROVED');
     expect(await ctx.db.webhookEvent.count()).toBe(0);
   });
 
@@ -72,7 +72,7 @@ describe('illegal moves cannot be written', () => {
     const p = await env.platform();
     const c = await createCustomer(p, anIndividual({ fullName: 'Race Condition003' }));
     const ctx = ctxFor(env.deps, p.platformId);
-    const stale = await ctx.db.customer.findUniqueOrThrow({ where: { id: c.id } });
+    const stale = await ctx.db.customer.findFirstOrThrow({ where: { id: c.id } });
     await ctx.db.$transaction((tx) => moveCustomerStatus(ctx, tx, stale, 'submit'));
     // The stale read says UNVERIFIED, where submit is allowed: only the compare-and-set sees the row moved.
     await expect(ctx.db.$transaction((tx) => moveCustomerStatus(ctx, tx, stale, 'submit'))).rejects.toBeInstanceOf(IllegalTransitionError);

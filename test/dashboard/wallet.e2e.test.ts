@@ -68,7 +68,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard: a customer\'s embedded wallet', { tim
     await page.getByRole('region', { name: 'Delegated keys' }).getByText('No delegated keys.').waitFor();
     await page.getByRole('button', { name: `Revoke session ${sessionId}` }).click();
     await page.getByRole('button', { name: `Revoke session ${sessionId}` }).waitFor({ state: 'detached' });
-    expect((await env.deps.prisma.authSession.findUniqueOrThrow({ where: { id: sessionId } })).revokedAt).not.toBeNull();
+    expect((await env.deps.prisma.authSession.findFirstOrThrow({ where: { id: sessionId } })).revokedAt).not.toBeNull();
     const sessions = await p.request({ method: 'GET', url: `/auth/sessions?accountId=${w.accountId}` });
     expect(sessions.json().data.map((s: { id: string }) => s.id)).not.toContain(sessionId);
     await page.context().close();

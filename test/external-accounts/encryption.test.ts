@@ -17,7 +17,7 @@ it('stores IBANs and account numbers sealed (AES-256-GCM) and answers them in cl
   const example = validExample('EUR_ACCOUNT');
   const created = (await createAccount(p, example, 'platform')).json();
   expect(created.accountInfo.iban).toBe(example.accountInfo.iban);
-  const row = await env.deps.prisma.externalAccount.findUniqueOrThrow({ where: { id: created.id } });
+  const row = await env.deps.prisma.externalAccount.findFirstOrThrow({ where: { id: created.id } });
   const stored = row.accountInfo as Record<string, string>;
   expect(stored.iban).toMatch(/^enc:v1:/);
   expect(JSON.stringify(row.accountInfo)).not.toContain(example.accountInfo.iban);

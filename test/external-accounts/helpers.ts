@@ -39,7 +39,7 @@ export async function aCustomer(env: TestEnv, p: TestPlatform, o: CustomerOverri
 }
 
 export async function deleteCustomer(env: TestEnv, id: string): Promise<void> {
-  await env.deps.prisma.customer.update({ where: { id }, data: { isDeleted: true, deletedAt: new Date() } });
+  await env.deps.prisma.customer.updateMany({ where: { id }, data: { isDeleted: true, deletedAt: new Date() } });
 }
 
 export const ITEM = `${BASE}/customers/external-accounts/{externalAccountId}`;

@@ -100,7 +100,7 @@ describe('beneficiary check and status (A11)', () => {
     const created = (await createAccount(p, { ...validExample('THB_ACCOUNT'), customerId })).json();
     await eventually(async () => (await get(created.id)).status === 'ACTIVE');
     // Simulate a lost enqueue: back to PENDING with no job, as if Redis had been down at creation.
-    await env.deps.prisma.externalAccount.update({ where: { id: created.id }, data: { status: 'PENDING', beneficiaryVerificationStatus: 'PENDING', updatedAt: new Date(Date.now() - 3_600_000) } });
+    await env.deps.prisma.externalAccount.updateMany({ where: { id: created.id }, data: { status: 'PENDING', beneficiaryVerificationStatus: 'PENDING', updatedAt: new Date(Date.now() - 3_600_000) } });
     expect(await sweepPendingChecks(env.deps)).toBeGreaterThanOrEqual(1);
     await eventually(async () => (await get(created.id)).status === 'ACTIVE');
   });

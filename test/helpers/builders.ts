@@ -75,7 +75,7 @@ export async function fund(p: TestPlatform, accountId: string, amount: number): 
 }
 
 export async function balances(env: TestEnv, accountId: string): Promise<{ available: bigint; held: bigint }> {
-  const a = await env.deps.prisma.internalAccount.findUniqueOrThrow({ where: { id: accountId } });
+  const a = await env.deps.prisma.internalAccount.findFirstOrThrow({ where: { id: accountId } });
   return { available: a.availableBalance, held: a.heldBalance };
 }
 

@@ -16,7 +16,7 @@ afterAll(async () => {
 
 async function inviter(p: TestPlatform, currencies = ['USD']) {
   const c = await anApprovedCustomer(env, p, currencies);
-  const row = await env.deps.prisma.customer.findUniqueOrThrow({ where: { id: c.customerId } });
+  const row = await env.deps.prisma.customer.findFirstOrThrow({ where: { id: c.customerId } });
   return { ...c, uma: row.umaAddress };
 }
 

@@ -58,7 +58,7 @@ async function eventTypes(platformId: string, transactionId: string): Promise<st
 async function pendingPayment(s: Setup, amount: number): Promise<StartedPayment> {
   const res = await s.p.request({ method: 'POST', url: '/quotes', payload: payment(s, amount, false) });
   expect(res.statusCode, res.body).toBe(201);
-  const quote = await env.deps.prisma.quote.findUniqueOrThrow({ where: { id: res.json().id } });
+  const quote = await env.deps.prisma.quote.findFirstOrThrow({ where: { id: res.json().id } });
   const transaction = await env.deps.prisma.transaction.findFirstOrThrow({ where: { quoteId: quote.id } });
   const [quoteId, transactionId] = [newId('Quote'), newId('Transaction')];
   return {
@@ -91,9 +91,9 @@ describe('immediate payments started together', () => {
     expect(b.held).toBe(6_000n);
     expect(b.available).toBe(94_000n);
     for (const r of rows) {
-      const t = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: r.transaction.id } });
+      const t = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: r.transaction.id } });
       expect(t.status).toBe('PROCESSING');
-      expect((await env.deps.prisma.quote.findUniqueOrThrow({ where: { id: r.quote.id } })).status).toBe('PROCESSING');
+      expect((await env.deps.prisma.quote.findFirstOrThrow({ where: { id: r.quote.id } })).status).toBe('PROCESSING');
       expect(await eventTypes(s.p.platformId, r.transaction.id)).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING']);
       const history = await env.deps.prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [r.transaction.id, r.quote.id] } } });
       expect(history.map((h) => `${h.fromStatus}>${h.toStatus}`)).toEqual(['PENDING>PROCESSING', 'PENDING>PROCESSING']);
@@ -115,8 +115,8 @@ describe('immediate payments started together', () => {
     const b = await balances(env, s.usd);
     expect(b.held).toBe(5_000n);
     expect(b.available).toBe(0n);
-    expect(await env.deps.prisma.transaction.findUnique({ where: { id: rows[1]!.transaction.id } })).toBeNull();
-    expect(await env.deps.prisma.quote.findUnique({ where: { id: rows[1]!.quote.id } })).toBeNull();
+    expect(await env.deps.prisma.transaction.findFirst({ where: { id: rows[1]!.transaction.id } })).toBeNull();
+    expect(await env.deps.prisma.quote.findFirst({ where: { id: rows[1]!.quote.id } })).toBeNull();
     expect(await eventTypes(s.p.platformId, rows[1]!.transaction.id)).toEqual([]);
     await expectLedgerConsistent(env, s.p.platformId);
   });
@@ -135,7 +135,7 @@ describe('immediate payments started together', () => {
     expect((result[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     expect((await balances(env, a.usd)).held).toBe(2_000n);
     expect((await balances(env, b.usd)).held).toBe(3_000n);
-    for (const r of rowsB) expect((await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: r.transaction.id } })).platformId).toBe(b.p.platformId);
+    for (const r of rowsB) expect((await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: r.transaction.id } })).platformId).toBe(b.p.platformId);
     await expectLedgerConsistent(env, a.p.platformId);
     await expectLedgerConsistent(env, b.p.platformId);
   });
@@ -152,8 +152,8 @@ describe('immediate payments started together', () => {
     expect(claims.map((c) => [c.committed, c.taken])).toEqual([[true, false], [false, true], [true, false]]);
     const records = await env.deps.prisma.idempotencyRecord.findMany({ where: { platformId: s.p.platformId }, orderBy: { key: 'asc' } });
     expect(records.map((r) => [r.key, r.resourceId])).toEqual([['other', rows[2]!.quote.id], ['same', rows[0]!.quote.id]]);
-    expect(await env.deps.prisma.transaction.findUnique({ where: { id: rows[1]!.transaction.id } })).toBeNull();
-    expect(await env.deps.prisma.quote.findUnique({ where: { id: rows[1]!.quote.id } })).toBeNull();
+    expect(await env.deps.prisma.transaction.findFirst({ where: { id: rows[1]!.transaction.id } })).toBeNull();
+    expect(await env.deps.prisma.quote.findFirst({ where: { id: rows[1]!.quote.id } })).toBeNull();
     expect((await balances(env, s.usd)).held).toBe(2_000n);
     await expectLedgerConsistent(env, s.p.platformId);
   });

@@ -19,14 +19,14 @@ describe('cancelling a PROCESSING payment', () => {
     const q = (await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000 } })).json();
     expect((await p.request({ method: 'POST', url: `/quotes/${q.id}/execute` })).statusCode).toBe(200);
     // A settlement job has claimed the submission and is talking to the rail (no reference yet).
-    await env.deps.prisma.transaction.update({ where: { id: q.transactionId }, data: { submittedAt: new Date() } });
+    await env.deps.prisma.transaction.updateMany({ where: { id: q.transactionId }, data: { submittedAt: new Date() } });
     const refused = await p.request({ method: 'POST', url: `/transactions/${q.transactionId}/cancel` });
     expect(refused.statusCode).toBe(409);
     expect(refused.json().code).toBe('TRANSACTION_NOT_CANCELLABLE');
     expect(await balances(env, c.accounts.USD!)).toEqual({ available: 5_000n, held: 5_000n });
 
     // Before any claim, cancel wins and the submission that follows sends nothing.
-    await env.deps.prisma.transaction.update({ where: { id: q.transactionId }, data: { submittedAt: null } });
+    await env.deps.prisma.transaction.updateMany({ where: { id: q.transactionId }, data: { submittedAt: null } });
     const ok = await p.request({ method: 'POST', url: `/transactions/${q.transactionId}/cancel` });
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.json()).toMatchObject({ status: 'FAILED', failureReason: 'QUOTE_EXECUTION_FAILED', failureDetail: 'USER_CANCELLATION', refund: { status: 'PENDING', reason: 'USER_CANCELLATION' } });
@@ -36,7 +36,7 @@ describe('cancelling a PROCESSING payment', () => {
     } finally {
       await again.close();
     }
-    const t = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } });
+    const t = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: q.transactionId } });
     expect(t.railReference).toBeNull();
     expect(await balances(env, c.accounts.USD!)).toEqual({ available: 10_000n, held: 0n });
     await expectLedgerConsistent(env, p.platformId);

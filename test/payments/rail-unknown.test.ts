@@ -47,7 +47,7 @@ describe('a payment the rail does not know', () => {
     const dest = await aUsdDestination(payer, '223456003'); // 003: slow, so it stays PROCESSING
     const id = await pay(payer, dest, 10_000);
     const t = await eventually(async () => {
-      const row = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id } });
+      const row = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id } });
       return row.railReference ? row : undefined;
     });
     const record = await env.deps.prisma.sandboxBankPayout.findUniqueOrThrow({ where: { reference: t.railReference! } });

@@ -159,7 +159,7 @@ describe('statement budget of the money path', () => {
     const { statements } = await counted(() => submitPayment(env.deps, s.p.platformId, q.transactionId));
     console.log(`settle: ${statements.length} statements\n  ${statements.join('\n  ')}`);
     // Settled for good (no bank return to watch for): the statement also ended its check schedule.
-    expect((await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } })).reconcileAfter).toBeNull();
+    expect((await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: q.transactionId } })).reconcileAfter).toBeNull();
     const t = (await s.p.request({ method: 'GET', url: `/transactions/${q.transactionId}` })).json();
     expect(t.status).toBe('COMPLETED');
     expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(BUDGET.settle);
@@ -170,7 +170,7 @@ describe('statement budget of the money path', () => {
     // The balance event the statement built in SQL is the account's resource as the API shows it.
     const events = await env.deps.prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
     const last = events.filter((e) => (e.data as { id: string }).id === s.usd).at(-1)!;
-    const account = await env.deps.prisma.internalAccount.findUniqueOrThrow({ where: { id: s.usd } });
+    const account = await env.deps.prisma.internalAccount.findFirstOrThrow({ where: { id: s.usd } });
     expect(last.data).toEqual(toJson(internalAccountResource(account)));
     const types = (await env.deps.prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }))
       .filter((e) => (e.data as { id: string }).id === q.transactionId || (e.data as { id: string }).id === s.usd)
@@ -190,7 +190,7 @@ describe('statement budget of the money path', () => {
     expect(statements.length, statements.join('\n')).toBeLessThanOrEqual(BUDGET.submitBatchOfOne);
     const t = (await s.p.request({ method: 'GET', url: `/transactions/${q.transactionId}` })).json();
     expect(t.status).toBe('COMPLETED');
-    expect((await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } })).reconcileAfter).toBeNull();
+    expect((await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: q.transactionId } })).reconcileAfter).toBeNull();
     const b = await balances(env, s.usd);
     expect(b.held).toBe(0n);
     expect(b.available).toBe(1_000_000n - 4_000n);

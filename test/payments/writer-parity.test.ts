@@ -54,8 +54,8 @@ const body = (s: Setup, amount: number, immediatelyExecute: boolean) => ({
 /** What a payment's start wrote, with ids and times left out so that two starts compare. */
 async function startRows(s: Setup, transactionId: string, key?: string) {
   const prisma = env.deps.prisma;
-  const t = await prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
-  const q = await prisma.quote.findUniqueOrThrow({ where: { id: t.quoteId! } });
+  const t = await prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
+  const q = await prisma.quote.findFirstOrThrow({ where: { id: t.quoteId! } });
   const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: t.id } });
   const entries = await prisma.ledgerEntry.findMany({ where: { journalId: { in: journals.map((j) => j.id) } }, orderBy: [{ bucket: 'asc' }] });
   const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id] }, toStatus: 'PROCESSING' }, orderBy: [{ machine: 'asc' }] });
@@ -129,7 +129,7 @@ describe('one writer per payment start', () => {
     const approved = await s.p.request({ method: 'POST', url: `/transactions/${q.transactionId}/approve` });
     expect(approved.statusCode, approved.body).toBe(200);
     expect(await startRows(s, q.transactionId)).toEqual(expectedStart(1_300, false));
-    const t = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } });
+    const t = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: q.transactionId } });
     expect(t.agentCountedAmount).toBe(1_300n);
     expect(await balances(env, s.usd)).toEqual({ available: 100_000n - 1_300n, held: 1_300n });
     await expectLedgerConsistent(env, s.p.platformId);
@@ -143,8 +143,8 @@ describe('one writer per quote created PENDING', () => {
     expect(res.statusCode, res.body).toBe(201);
     const q = res.json();
     const prisma = env.deps.prisma;
-    const t = await prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } });
-    expect([t.status, t.sentAmount, (await prisma.quote.findUniqueOrThrow({ where: { id: q.id } })).status]).toEqual(['PENDING', 1_400n, 'PENDING']);
+    const t = await prisma.transaction.findFirstOrThrow({ where: { id: q.transactionId } });
+    expect([t.status, t.sentAmount, (await prisma.quote.findFirstOrThrow({ where: { id: q.id } })).status]).toEqual(['PENDING', 1_400n, 'PENDING']);
     const events = (await prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId } })).filter((e) => (e.data as { id: string }).id === t.id);
     expect(events.map((e) => [e.type, (e.data as { status: string }).status])).toEqual([['OUTGOING_PAYMENT.PENDING', 'PENDING']]);
     const record = await prisma.idempotencyRecord.findUniqueOrThrow({ where: { platformId_key: { platformId: s.p.platformId, key: 'pending' } } });
@@ -159,7 +159,7 @@ describe('one writer per quote created PENDING', () => {
 describe('one writer per incoming credit', () => {
   async function creditRows(s: Setup, transactionId: string) {
     const prisma = env.deps.prisma;
-    const t = await prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+    const t = await prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
     const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: t.id }, orderBy: [{ id: 'asc' }] });
     const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: t.id } });
     const events = (await prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).filter((e) => (e.data as { id: string }).id === t.id);
@@ -175,7 +175,7 @@ describe('one writer per incoming credit', () => {
     const s = await setup();
     const pulled = await s.p.request({ method: 'POST', url: '/transfer-in', payload: { source: { accountId: s.dest }, destination: { accountId: s.usd }, amount: 700 } });
     expect(pulled.statusCode, pulled.body).toBe(201);
-    const address = (await env.deps.prisma.customer.findUniqueOrThrow({ where: { id: s.customerId } })).umaAddress;
+    const address = (await env.deps.prisma.customer.findFirstOrThrow({ where: { id: s.customerId } })).umaAddress;
     const uma = await s.p.request({ method: 'POST', url: '/sandbox/uma/incoming', payload: { receiverUmaAddress: address, amount: 900, currency: 'USD' } });
     expect(uma.statusCode, uma.body).toBe(201);
     const expected = { status: 'COMPLETED', history: ['execute:PENDING->PROCESSING', 'complete:PROCESSING->COMPLETED'], journals: 1, events: ['INCOMING_PAYMENT.COMPLETED'] };
@@ -208,8 +208,8 @@ describe('one writer per settlement, failure, refund and return', () => {
   /** Everything a payment's life wrote, in order, with ids, times and references left out. */
   async function lifeRows(s: Setup, transactionId: string) {
     const prisma = env.deps.prisma;
-    const t = await prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
-    const q = await prisma.quote.findUniqueOrThrow({ where: { id: t.quoteId! } });
+    const t = await prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
+    const q = await prisma.quote.findFirstOrThrow({ where: { id: t.quoteId! } });
     const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: t.id }, orderBy: [{ id: 'asc' }] });
     const entries = await prisma.ledgerEntry.findMany({ where: { journalId: { in: journals.map((j) => j.id) } }, orderBy: [{ account: 'asc' }, { bucket: 'asc' }] });
     const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id] } }, orderBy: [{ id: 'asc' }] });
@@ -226,10 +226,10 @@ describe('one writer per settlement, failure, refund and return', () => {
 
   const waitFor = (s: Setup, transactionId: string, status: string, refund: string | null = null) =>
     eventually(async () => {
-      const t = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+      const t = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
       return t.status === status && t.refundStatus === refund ? t : undefined;
     }).catch(async (err) => {
-      const t = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: transactionId } });
+      const t = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
       throw new Error(`${transactionId} is ${t.status} (refund ${t.refundStatus}), not ${status} (refund ${refund}): ${err}`);
     });
 

@@ -47,7 +47,7 @@ describe('platform Basic auth', () => {
   });
 
   it('stores the secret only as a slow hash', async () => {
-    const row = await env.deps.prisma.platformCredential.findUniqueOrThrow({ where: { clientId: p.clientId } });
+    const row = await env.deps.prisma.platformCredential.findFirstOrThrow({ where: { clientId: p.clientId } });
     expect(row.secretHash).toMatch(/^scrypt\$16384\$8\$1\$/);
     expect(row.secretHash).not.toContain(p.clientSecret);
   });
@@ -55,7 +55,7 @@ describe('platform Basic auth', () => {
   it('a revoked credential stops working at once, cached or not', async () => {
     const q = await env.platform();
     expect((await q.request({ method: 'GET', url: '/config' })).statusCode).toBe(200);
-    await env.deps.prisma.platformCredential.update({ where: { clientId: q.clientId }, data: { revokedAt: new Date() } });
+    await env.deps.prisma.platformCredential.updateMany({ where: { clientId: q.clientId }, data: { revokedAt: new Date() } });
     await forgetCredential({ redis: env.deps.redis, redisPrefix: env.config.REDIS_PREFIX, bus: env.deps.bus }, q.clientId);
     expectUnauthorized(await q.request({ method: 'GET', url: '/config' }));
   });

@@ -69,15 +69,15 @@ describe('business metrics', () => {
         return q.transactionId as string;
       };
       const done = await pay(1_000);
-      await eventually(async () => (await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: done } })).status === 'COMPLETED', 20_000);
+      await eventually(async () => (await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: done } })).status === 'COMPLETED', 20_000);
       // A slow payment (received amount ending 903, SANDBOX_SLOW_MS): PROCESSING; then made to look submitted two days ago.
       stuckId = await pay(1_903);
-      await eventually(async () => (await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: stuckId } })).status === 'PROCESSING', 20_000);
+      await eventually(async () => (await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: stuckId } })).status === 'PROCESSING', 20_000);
     } finally {
       await workers.close();
     }
-    const rail = (await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: stuckId } })).paymentRail!;
-    await env.deps.prisma.transaction.update({ where: { id: stuckId }, data: { submittedAt: new Date(Date.now() - 2 * 24 * 3600_000) } });
+    const rail = (await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: stuckId } })).paymentRail!;
+    await env.deps.prisma.transaction.updateMany({ where: { id: stuckId }, data: { submittedAt: new Date(Date.now() - 2 * 24 * 3600_000) } });
 
     const res = await env.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: OPS } });
     expect(res.statusCode).toBe(200);

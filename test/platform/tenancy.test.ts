@@ -93,8 +93,8 @@ describe('platforms are isolated from each other', () => {
     });
 
     it('create stamps the scoped platform on the row', async () => {
-      expect((await raw().webhookEvent.findUniqueOrThrow({ where: { id: idA } })).platformId).toBe(pA.platformId);
-      expect((await raw().webhookEvent.findUniqueOrThrow({ where: { id: idB } })).platformId).toBe(pB.platformId);
+      expect((await raw().webhookEvent.findFirstOrThrow({ where: { id: idA } })).platformId).toBe(pA.platformId);
+      expect((await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } })).platformId).toBe(pB.platformId);
     });
 
     it('findMany returns only the scoped platform’s rows', async () => {
@@ -107,53 +107,53 @@ describe('platforms are isolated from each other', () => {
     });
 
     it('findUnique / findFirst of the other platform’s id return null', async () => {
-      expect(await dbA().webhookEvent.findUnique({ where: { id: idB } })).toBeNull();
+      expect(await dbA().webhookEvent.findUnique({ where: { platformId_id: { platformId: pB.platformId, id: idB } } })).toBeNull();
       expect(await dbA().webhookEvent.findFirst({ where: { id: idB } })).toBeNull();
-      expect(await dbA().webhookEvent.findUnique({ where: { id: idA } })).toMatchObject({ id: idA });
+      expect(await dbA().webhookEvent.findFirst({ where: { id: idA } })).toMatchObject({ id: idA });
     });
 
     it('update / delete / upsert of the other platform’s row fail and leave it as it was', async () => {
-      const before = await raw().webhookEvent.findUniqueOrThrow({ where: { id: idB } });
-      await expect(dbA().webhookEvent.update({ where: { id: idB }, data: { lastError: 'hijacked' } })).rejects.toMatchObject({ code: 'P2025' });
-      await expect(dbA().webhookEvent.delete({ where: { id: idB } })).rejects.toMatchObject({ code: 'P2025' });
-      // Not in A's scope: upsert must neither update B's row nor hand it back. Prisma 7 runs it as
-      // INSERT .. ON CONFLICT (id) DO UPDATE .. WHERE platform_id = A, which updates nothing and
-      // resolves null (despite its non-null type); an error would be as acceptable.
+      const before = await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } });
+      const keyB = { platformId_id: { platformId: pB.platformId, id: idB } };
+      await expect(dbA().webhookEvent.update({ where: keyB, data: { lastError: 'hijacked' } })).rejects.toMatchObject({ code: 'P2025' });
+      await expect(dbA().webhookEvent.delete({ where: keyB })).rejects.toMatchObject({ code: 'P2025' });
+      // Not in A's scope: upsert must neither update B's row nor hand it back. Keys name the platform
+      // (issue 29), so at most it writes a row of A's own; an error would be as acceptable.
       const up = await dbA()
-        .webhookEvent.upsert({ where: { id: idB }, create: event(idB), update: { lastError: 'hijacked' } })
+        .webhookEvent.upsert({ where: keyB, create: event(newId('Webhook')), update: { lastError: 'hijacked' } })
         .catch((e: unknown) => e);
-      expect(up === null || up instanceof Error, `upsert through A returned ${JSON.stringify(up)}`).toBe(true);
-      expect(await raw().webhookEvent.findUniqueOrThrow({ where: { id: idB } })).toEqual(before);
+      expect(up === null || up instanceof Error || (up as { platformId?: string }).platformId === pA.platformId, `upsert through A returned ${JSON.stringify(up)}`).toBe(true);
+      expect(await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } })).toEqual(before);
     });
 
     it('updateMany / deleteMany affect none of the other platform’s rows', async () => {
-      const before = await raw().webhookEvent.findUniqueOrThrow({ where: { id: idB } });
+      const before = await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } });
       expect(await dbA().webhookEvent.updateMany({ where: { id: idB }, data: { lastError: 'hijacked' } })).toEqual({ count: 0 });
       expect(await dbA().webhookEvent.deleteMany({ where: { id: idB } })).toEqual({ count: 0 });
       // Unfiltered: touches A's rows only.
       const ownA = await raw().webhookEvent.count({ where: { platformId: pA.platformId } });
       expect(ownA).toBeGreaterThan(0);
       expect(await dbA().webhookEvent.updateMany({ data: { lastError: 'mine' } })).toEqual({ count: ownA });
-      expect(await raw().webhookEvent.findUniqueOrThrow({ where: { id: idB } })).toEqual(before);
+      expect(await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } })).toEqual(before);
       const extra = newId('Webhook');
       await dbA().webhookEvent.create({ data: event(extra) });
       expect(await dbA().webhookEvent.deleteMany({ where: { id: { in: [extra, idB] } } })).toEqual({ count: 1 });
-      expect(await raw().webhookEvent.findUnique({ where: { id: idB } })).toEqual(before);
+      expect(await raw().webhookEvent.findFirst({ where: { id: idB } })).toEqual(before);
     });
 
     it('scoping still applies inside $transaction', async () => {
       const created = newId('Webhook');
-      const bBefore = await raw().webhookEvent.findUniqueOrThrow({ where: { id: idB } });
+      const bBefore = await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } });
       await dbA().$transaction(async (tx) => {
         const rows = await tx.webhookEvent.findMany();
         expect(rows.map((r) => r.id)).toContain(idA);
         expect(rows.filter((r) => r.platformId !== pA.platformId)).toEqual([]);
-        expect(await tx.webhookEvent.findUnique({ where: { id: idB } })).toBeNull();
+        expect(await tx.webhookEvent.findFirst({ where: { id: idB } })).toBeNull();
         expect(await tx.webhookEvent.updateMany({ where: { id: idB }, data: { lastError: 'hijacked' } })).toEqual({ count: 0 });
         await tx.webhookEvent.create({ data: event(created) });
       });
-      expect((await raw().webhookEvent.findUniqueOrThrow({ where: { id: created } })).platformId).toBe(pA.platformId);
-      expect(await raw().webhookEvent.findUniqueOrThrow({ where: { id: idB } })).toEqual(bBefore);
+      expect((await raw().webhookEvent.findFirstOrThrow({ where: { id: created } })).platformId).toBe(pA.platformId);
+      expect(await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } })).toEqual(bBefore);
     });
   });
 });

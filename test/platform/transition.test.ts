@@ -65,7 +65,7 @@ async function cardRow(p: TestPlatform): Promise<{ ctx: Ctx; card: Card }> {
   const h = await aCardholder(env, p);
   const created = await aCard(p, h.customerId, h.usdb);
   const ctx = ctxFor(env.deps, p.platformId);
-  return { ctx, card: await ctx.db.card.findUniqueOrThrow({ where: { id: created.id } }) };
+  return { ctx, card: await ctx.db.card.findFirstOrThrow({ where: { id: created.id } }) };
 }
 
 const asError = (e: unknown) => {
@@ -141,7 +141,7 @@ async function pendingPayment(p: TestPlatform): Promise<{ ctx: Ctx; t: Transacti
   const res = await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000 } });
   expect(res.statusCode, res.body).toBe(201);
   const ctx = ctxFor(env.deps, p.platformId);
-  return { ctx, t: await ctx.db.transaction.findUniqueOrThrow({ where: { id: res.json().transactionId } }) };
+  return { ctx, t: await ctx.db.transaction.findFirstOrThrow({ where: { id: res.json().transactionId } }) };
 }
 
 describe('a lost race on the money lifecycle', () => {
@@ -162,7 +162,7 @@ describe('a lost race on the money lifecycle', () => {
       'transaction cancel: PENDING>FAILED (USER_CANCELLATION)',
       'quote cancel: PENDING>FAILED (null)',
     ]);
-    expect((await ctx.db.quote.findUniqueOrThrow({ where: { id: t.quoteId! } })).status).toBe('FAILED');
+    expect((await ctx.db.quote.findFirstOrThrow({ where: { id: t.quoteId! } })).status).toBe('FAILED');
     expect(await ctx.db.webhookEvent.count({ where: { type: 'OUTGOING_PAYMENT.FAILED' } })).toBe(1);
   });
 });
@@ -192,7 +192,7 @@ describe('what a move costs', () => {
     const err = await ctx.db.$transaction((tx) => transitionCard(ctx, tx, card, 'freeze')).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION', details: { from: null } });
     const ownerCtx = ctxFor(env.deps, owner.platformId);
-    expect((await ownerCtx.db.card.findUniqueOrThrow({ where: { id: card.id } })).state).toBe('ACTIVE');
+    expect((await ownerCtx.db.card.findFirstOrThrow({ where: { id: card.id } })).state).toBe('ACTIVE');
     expect(await historyOf(ownerCtx, card.id)).toEqual([]);
   });
 });
@@ -212,7 +212,7 @@ describe('the money path writes the history transition() writes', () => {
     expect(res.statusCode, res.body).toBe(201);
     const paid = { id: res.json().transactionId as string, quoteId: res.json().id as string };
     await submitPayment(env.deps, p.platformId, paid.id);
-    expect((await ctx.db.transaction.findUniqueOrThrow({ where: { id: paid.id } })).status).toBe('COMPLETED');
+    expect((await ctx.db.transaction.findFirstOrThrow({ where: { id: paid.id } })).status).toBe('COMPLETED');
     expect(await historyOfPayment(ctx, paid)).toEqual([
       'transaction execute: PENDING>PROCESSING', 'quote execute: PENDING>PROCESSING',
       'transaction complete: PROCESSING>COMPLETED', 'quote complete: PROCESSING>COMPLETED',

@@ -102,7 +102,7 @@ describe('event delivery through the outbox', () => {
     receiver.script = [409];
     const id = await emit(p.platformId, 'CUSTOMER.KYC_PENDING', {});
     workers = env.startWorkers();
-    await eventually(async () => (await env.deps.prisma.webhookEvent.findUnique({ where: { id } }))?.deliveryStatus === 'DELIVERED');
+    await eventually(async () => (await env.deps.prisma.webhookEvent.findFirst({ where: { id } }))?.deliveryStatus === 'DELIVERED');
     expect(receiver.received).toHaveLength(1);
   });
 
@@ -116,7 +116,7 @@ describe('event delivery through the outbox', () => {
       const id = await ctxFor(slow.deps, q.platformId).db.$transaction((tx) => recordEvent(tx, 'X.TIMEOUT', {}));
       const w = slow.startWorkers();
       const e = await eventually(async () => {
-        const r = await slow.deps.prisma.webhookEvent.findUnique({ where: { id }, include: { attempts: { orderBy: { attemptedAt: 'asc' } } } });
+        const r = await slow.deps.prisma.webhookEvent.findFirst({ where: { id }, include: { attempts: { orderBy: { attemptedAt: 'asc' } } } });
         return r?.deliveryStatus === 'DELIVERED' ? r : undefined;
       });
       expect(e.attempts.map((a) => a.outcome)).toEqual(['TIMEOUT', 'DELIVERED']);
@@ -137,7 +137,7 @@ describe('event delivery through the outbox', () => {
       const id = await ctxFor(short.deps, q.platformId).db.$transaction((tx) => recordEvent(tx, 'X.FAIL', {}));
       const w = short.startWorkers();
       const e = await eventually(async () => {
-        const r = await short.deps.prisma.webhookEvent.findUnique({ where: { id } });
+        const r = await short.deps.prisma.webhookEvent.findFirst({ where: { id } });
         return r?.deliveryStatus === 'FAILED' ? r : undefined;
       });
       expect(e.attemptCount).toBe(1);

@@ -71,7 +71,7 @@ describe('transactions.list filters (REF)', () => {
     expect(Object.entries(qa.json()).filter(([, v]) => v === null)).toEqual([]);
     const none = (await p.request({ method: 'GET', url: '/transactions?platformCustomerId=nobody' })).json();
     expect(none.data).toEqual([]);
-    await env.deps.prisma.transaction.update({ where: { id: qb.json().transactionId }, data: { railReference: 'TRACE-42' } });
+    await env.deps.prisma.transaction.updateMany({ where: { id: qb.json().transactionId }, data: { railReference: 'TRACE-42' } });
     const byRef = (await p.request({ method: 'GET', url: '/transactions?reference=TRACE-42' })).json();
     expect(byRef.data.map((t: any) => t.id)).toEqual([qb.json().transactionId]);
   });
@@ -193,7 +193,7 @@ describe('POST /sandbox/uma/receive (sandbox.uma.receivePayment)', () => {
   it('credits the customer named by customerId or receiverUmaAddress and answers the INCOMING transaction', async () => {
     const p = await env.platform();
     const c = await anApprovedCustomer(env, p, ['USD']);
-    const customer = await env.deps.prisma.customer.findUniqueOrThrow({ where: { id: c.customerId } });
+    const customer = await env.deps.prisma.customer.findFirstOrThrow({ where: { id: c.customerId } });
     const res = await p.request({ method: 'POST', url: '/sandbox/uma/receive', payload: { senderUmaAddress: '$alice@sandbox.uma', receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1234, customerId: c.customerId } });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ type: 'INCOMING', status: 'COMPLETED', customerId: c.customerId, receivedAmount: { amount: 1234, currency: { code: 'USD' } } });

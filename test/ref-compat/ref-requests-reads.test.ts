@@ -90,7 +90,7 @@ describe('POST /transfer-out with REF\'s memo, purpose and rail', () => {
     expect(pick(viaQuote.body)).toEqual(pick(submitted.body));
 
     // Reconciliation: the rail's reference, once the rail gave one.
-    const row = await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    const row = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: t.id } });
     expect(done.reconciliationInstructions).toEqual({ reference: row.railReference });
     const listed = (await p.request({ method: 'GET', url: `/transactions?customerId=${c.customerId}&type=OUTGOING` })).json();
     expect(listed.data.find((x: any) => x.id === t.id)).toMatchObject({ railSelectionMode: 'MANUAL', remittanceInformation: 'INV-12345', settlementTimelineSeconds: 86_400 });
@@ -237,7 +237,7 @@ describe('End User Terms', () => {
     const transfer = await p.request({ method: 'POST', url: '/transfer-out', payload: { source: { accountId: c.accounts.USD }, destination: { accountId: dest }, amount: 100 } });
     expect(transfer.statusCode).toBe(403);
     expect(transfer.json().code).toBe('END_USER_TERMS_NOT_ACCEPTED');
-    const held = await env.deps.prisma.internalAccount.findUniqueOrThrow({ where: { id: c.accounts.USD! } });
+    const held = await env.deps.prisma.internalAccount.findFirstOrThrow({ where: { id: c.accounts.USD! } });
     expect(held.heldBalance).toBe(0n);
 
     const bad = await p.request({ method: 'PATCH', url: '/config', payload: { endUserTermsRequired: 'yes' } });

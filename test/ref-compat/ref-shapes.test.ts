@@ -90,7 +90,7 @@ describe('rateDetails (REF OutgoingRateDetails)', () => {
     const res = await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'UMA_ADDRESS', umaAddress: '$alice@sandbox.uma' }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000, lookupId: lookup.json().lookupId } });
     expect(res.statusCode, res.body).toBe(201);
     const q = res.json();
-    const stored = await env.deps.prisma.quote.findUniqueOrThrow({ where: { id: q.id } });
+    const stored = await env.deps.prisma.quote.findFirstOrThrow({ where: { id: q.id } });
     const msatsPerUnit = (stored.umaPayment as { multiplier: number }).multiplier;
     expect(q.rateDetails.counterpartyMultiplier).toBeCloseTo(1 / msatsPerUnit, 12);
     // The sender's money in millisatoshis, then in receiving units.
@@ -108,8 +108,8 @@ describe('rateDetails (REF OutgoingRateDetails)', () => {
     const b = await anApprovedCustomer(env, p, ['USD']);
     const q = (await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: a.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: b.accounts.USD }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 } })).json();
     const cleared = { platformFixedFee: null, platformVariableFeeBps: null, platformVariableFee: null, serviceFixedFee: null, serviceVariableFeeBps: null, serviceVariableFee: null, counterpartyFixedFee: null, counterpartyMultiplier: null, sendingMultiplier: null };
-    await env.deps.prisma.quote.update({ where: { id: q.id }, data: cleared });
-    await env.deps.prisma.transaction.update({ where: { id: q.transactionId }, data: cleared });
+    await env.deps.prisma.quote.updateMany({ where: { id: q.id }, data: cleared });
+    await env.deps.prisma.transaction.updateMany({ where: { id: q.transactionId }, data: cleared });
     expect((await p.request({ method: 'GET', url: `/quotes/${q.id}` })).json()).not.toHaveProperty('rateDetails');
     expect(await getTransaction(p, q.transactionId)).not.toHaveProperty('rateDetails');
   });
@@ -119,8 +119,8 @@ describe('rateDetails (REF OutgoingRateDetails)', () => {
     const a = await anApprovedCustomer(env, p, ['USD']);
     const b = await anApprovedCustomer(env, p, ['USD']);
     const q = (await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: a.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: b.accounts.USD }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 100 } })).json();
-    await expect(env.deps.prisma.quote.update({ where: { id: q.id }, data: { platformFixedFee: 7n } })).rejects.toThrow(/quotes_fee_split_sums/);
-    await expect(env.deps.prisma.transaction.update({ where: { id: q.transactionId }, data: { sendingMultiplier: null } })).rejects.toThrow(/transactions_fee_split_whole/);
+    await expect(env.deps.prisma.quote.updateMany({ where: { id: q.id }, data: { platformFixedFee: 7n } })).rejects.toThrow(/quotes_fee_split_sums/);
+    await expect(env.deps.prisma.transaction.updateMany({ where: { id: q.transactionId }, data: { sendingMultiplier: null } })).rejects.toThrow(/transactions_fee_split_whole/);
   });
 });
 

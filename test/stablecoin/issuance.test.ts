@@ -68,7 +68,7 @@ describe('stablecoin provider accounts', () => {
     expect(typeof body.lastVerifiedAt).toBe('string');
     expect(res.body).not.toContain('sandbox-secret-xyz');
     expect(body).not.toHaveProperty('apiClientSecret');
-    const row = await env.deps.prisma.stablecoinProviderAccount.findUniqueOrThrow({ where: { id: body.id } });
+    const row = await env.deps.prisma.stablecoinProviderAccount.findFirstOrThrow({ where: { id: body.id } });
     expect(row.sealedSecret.startsWith('enc:v1:')).toBe(true);
     expect(row.sealedSecret).not.toContain('sandbox-secret-xyz');
     expect((await get(p, `/stablecoin-provider-accounts/${body.id}`)).json()).toEqual(body);
@@ -214,7 +214,7 @@ describe('stablecoin operations', () => {
     expect(history.map((h) => h.toStatus)).toEqual(['PENDING_FUNDING', 'PENDING_PROVIDER', 'PROCESSING', 'COMPLETED']);
     const done = (await get(p, `/stablecoin-operations/${op.id}`)).json();
     expect(done.providerStatus).toBe('complete');
-    expect((await env.deps.prisma.stablecoinOperation.findUniqueOrThrow({ where: { id: op.id } })).nextCheckAt).toBeNull();
+    expect((await env.deps.prisma.stablecoinOperation.findFirstOrThrow({ where: { id: op.id } })).nextCheckAt).toBeNull();
   });
 
   it('an ACH-debited mint needs no funding step; a replay with the same key returns the same operation', async () => {

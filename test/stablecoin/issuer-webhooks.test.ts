@@ -43,7 +43,7 @@ describe('stablecoin issuer over the http bridge, with provider webhooks', () =>
     const mint = await post(`/stablecoins/${token.json().id}/mints`, { amount: '5000000', fundingSource: { type: 'WIRE' }, destination: { accountId: wallet } });
     expect(mint.statusCode, mint.body).toBe(201);
     expect(mint.json()).toMatchObject({ status: 'PENDING_FUNDING', fundingInstructions: { rail: 'WIRE' } });
-    const row = await env.deps.prisma.stablecoinOperation.findUniqueOrThrow({ where: { id: mint.json().id } });
+    const row = await env.deps.prisma.stablecoinOperation.findFirstOrThrow({ where: { id: mint.json().id } });
     const reference = row.providerOperationId!;
 
     await provider.fund!(reference);

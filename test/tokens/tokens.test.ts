@@ -42,7 +42,7 @@ describe('API tokens', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    const row = await env.deps.prisma.platformCredential.findUniqueOrThrow({ where: { id: t.id } });
+    const row = await env.deps.prisma.platformCredential.findFirstOrThrow({ where: { id: t.id } });
     expect(row.secretHash).toMatch(/^scrypt\$16384\$8\$1\$/);
     expect(row.secretHash).not.toContain(t.clientSecret);
     const got = await call(basic(t.clientId, t.clientSecret), 'GET', '/config');
@@ -113,7 +113,7 @@ describe('API tokens', () => {
     const deps = { prisma: env.deps.prisma, redis: env.deps.redis, redisPrefix: env.config.REDIS_PREFIX, cacheTtlSeconds: 60, cacheKey: 'k' };
     // The revocation commits after this process read the row, and drops the cache before it writes:
     // simulated by revoking in the database without touching Redis, then verifying.
-    await env.deps.prisma.platformCredential.update({ where: { id: t.id }, data: { revokedAt: new Date() } });
+    await env.deps.prisma.platformCredential.updateMany({ where: { id: t.id }, data: { revokedAt: new Date() } });
     await expect(verifyCredentials(deps, t.clientId, t.clientSecret)).rejects.toMatchObject({ status: 401 });
     expect(await env.deps.redis.exists(`${env.config.REDIS_PREFIX}:auth:${t.clientId}`)).toBe(0);
   });

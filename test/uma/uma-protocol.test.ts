@@ -55,7 +55,7 @@ describe('the UMA protocol client against a counterparty VASP on loopback', () =
     const q = res.json();
     expect(q.totalReceivingAmount).toBe(2_000);
     expect(vasp.payRequests.at(-1)).toMatchObject({ user: 'alice', amount: 2_000, currency: 'USD', payerData: { name: 'Ada Lovelace', identifier: expect.stringMatching(/^\$/) } });
-    const stored = await env.deps.prisma.quote.findUniqueOrThrow({ where: { id: q.id } });
+    const stored = await env.deps.prisma.quote.findFirstOrThrow({ where: { id: q.id } });
     const invoice = (stored.umaPayment as any).invoice as string;
     const amount = decode(invoice).sections.find((x: any) => x.name === 'amount') as any;
     expect(amount.value).toBe(String(2_000 * 10_000));

@@ -114,7 +114,7 @@ describe('paying a UMA address', () => {
     // Settled over Lightning, which REF's PaymentRail enum does not name: no paymentRail on the wire.
     expect(t).toMatchObject({ receivedAmount: { amount: q.totalReceivingAmount }, counterpartyInformation: { FULL_NAME: 'Alice Sandbox' } });
     expect(t).not.toHaveProperty('paymentRail');
-    expect((await env.deps.prisma.transaction.findUniqueOrThrow({ where: { id: q.transactionId } })).paymentRail).toBe('LIGHTNING');
+    expect((await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: q.transactionId } })).paymentRail).toBe('LIGHTNING');
     expect(await balances(env, s.usd)).toEqual({ available: BigInt(100_000 - q.totalSendingAmount), held: 0n });
     const clearing = await env.deps.prisma.ledgerEntry.aggregate({ where: { platformId: s.p.platformId, account: 'system:UMA_CLEARING:USD' }, _sum: { amount: true } });
     expect(clearing._sum.amount).toBe(BigInt(q.totalReceivingAmount));
@@ -169,7 +169,7 @@ describe('paying a UMA address', () => {
     const s = await setup();
     await fund(s.p, s.usd, 20_000);
     const other = await anApprovedCustomer(env, s.p, ['USD']);
-    const address = (await env.deps.prisma.customer.findUniqueOrThrow({ where: { id: other.customerId } })).umaAddress;
+    const address = (await env.deps.prisma.customer.findFirstOrThrow({ where: { id: other.customerId } })).umaAddress;
     const l = await lookup(s, address);
     expect(l.statusCode, l.body).toBe(200);
     const q = (await umaQuote(s, address, l.json().lookupId, 10_000, { immediatelyExecute: true })).json();
@@ -182,7 +182,7 @@ describe('paying a UMA address', () => {
 describe('incoming UMA payments', () => {
   it("credit the customer's internal account: BALANCE_UPDATED and INCOMING_PAYMENT.COMPLETED with an INCOMING transaction", async () => {
     const s = await setup();
-    const address = (await env.deps.prisma.customer.findUniqueOrThrow({ where: { id: s.customerId } })).umaAddress;
+    const address = (await env.deps.prisma.customer.findFirstOrThrow({ where: { id: s.customerId } })).umaAddress;
     const res = await s.p.request({ method: 'POST', url: '/sandbox/uma/incoming', payload: { receiverUmaAddress: address, amount: 2_500, currency: 'USD', senderUmaAddress: '$carol@other.example' } });
     expect(res.statusCode, res.body).toBe(201);
     assertMatchesResponseSchema('POST', `${BASE}/sandbox/uma/incoming`, 201, res.json());
@@ -200,7 +200,7 @@ describe('incoming UMA payments', () => {
   it('go to the default UMA deposit account when the customer set one', async () => {
     const s = await setup();
     const ext = await anActiveExternalAccount(s.p, { ...usdBankAccount('555000111'), defaultUmaDepositAccount: true }, s.customerId);
-    const address = (await env.deps.prisma.customer.findUniqueOrThrow({ where: { id: s.customerId } })).umaAddress;
+    const address = (await env.deps.prisma.customer.findFirstOrThrow({ where: { id: s.customerId } })).umaAddress;
     const res = await s.p.request({ method: 'POST', url: '/sandbox/uma/incoming', payload: { receiverUmaAddress: address, amount: 4_000, currency: 'USD' } });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toMatchObject({ type: 'INCOMING', status: 'PROCESSING', destination: { accountId: ext } });
@@ -214,7 +214,7 @@ describe('incoming UMA payments', () => {
   it('fall back to the internal account when the payout to the default account fails: no money is lost', async () => {
     const s = await setup();
     await anActiveExternalAccount(s.p, { ...usdBankAccount('555000004'), defaultUmaDepositAccount: true }, s.customerId);
-    const address = (await env.deps.prisma.customer.findUniqueOrThrow({ where: { id: s.customerId } })).umaAddress;
+    const address = (await env.deps.prisma.customer.findFirstOrThrow({ where: { id: s.customerId } })).umaAddress;
     const res = await s.p.request({ method: 'POST', url: '/sandbox/uma/incoming', payload: { receiverUmaAddress: address, amount: 3_000, currency: 'USD' } });
     await waitStatus(s.p, res.json().id, 'FAILED', 'COMPLETED');
     expect(await balances(env, s.usd)).toEqual({ available: 3_000n, held: 0n });

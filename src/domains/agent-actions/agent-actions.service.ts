@@ -81,7 +81,7 @@ export function listApprovals(ctx: Ctx, q: ActionListQuery): Promise<Page<AgentA
 
 /** Errors: 404 NOT_FOUND (also another agent's or another platform's action). */
 export async function getAction(ctx: Ctx, agentId: string, id: string): Promise<AgentAction> {
-  const a = await ctx.db.agentAction.findUnique({ where: { id } });
+  const a = await ctx.db.agentAction.findFirst({ where: { id } });
   if (!a || a.agentId !== agentId) throw actionNotFound();
   return a;
 }
@@ -140,7 +140,7 @@ export async function transferInAsAgent(ctx: Ctx, body: TransferInBody): Promise
         transferDetails: details, expiresAt: waits ? new Date(now.getTime() + ctx.config.AGENT_APPROVAL_WINDOW_SECONDS * 1000) : null, createdAt: now, updatedAt: now,
       } as never,
     });
-    if (waits) await announcePendingAction(tx, a, internal.customerId ? (await tx.customer.findUnique({ where: { id: internal.customerId } }))?.platformCustomerId ?? null : null);
+    if (waits) await announcePendingAction(tx, a, internal.customerId ? (await tx.customer.findFirst({ where: { id: internal.customerId } }))?.platformCustomerId ?? null : null);
     return a;
   });
   return waits ? action : pullFor(ctx, action, body);
@@ -157,7 +157,7 @@ async function pullFor(ctx: Ctx, action: AgentAction, body: TransferInBody): Pro
     throw err;
   }
   await ctx.db.agentAction.updateMany({ where: { id: action.id }, data: { transactionId: t.id, updatedAt: ctx.clock.now() } });
-  return ctx.db.agentAction.findUniqueOrThrow({ where: { id: action.id } });
+  return ctx.db.agentAction.findFirstOrThrow({ where: { id: action.id } });
 }
 
 // ------------------------------------------------------------------------------------ the platform decides
@@ -166,7 +166,7 @@ const PERMISSION_FOR: Record<ActionType, AgentPermission> = { EXECUTE_QUOTE: 'EX
 
 /** The agent as it stands now (REF: approval re-checks the latest policy, pause and deletion). */
 async function latestActor(ctx: Ctx, agentId: string): Promise<AgentActor> {
-  const a = await ctx.db.agent.findUnique({ where: { id: agentId } });
+  const a = await ctx.db.agent.findFirst({ where: { id: agentId } });
   if (!a || a.status === 'DELETED') throw new DomainError(403, 'FORBIDDEN', 'The agent was deleted.', { agentId, reason: 'AGENT_DELETED' });
   return { agentId: a.id, customerId: a.customerId, policy: policyOf(a.policy), isPaused: a.status === 'DISABLED' };
 }
@@ -182,8 +182,8 @@ export async function approveAction(ctx: Ctx, agentId: string, id: string): Prom
   const action = await getAction(ctx, agentId, id);
   if (action.status !== 'PENDING_APPROVAL') throw notPending(action.status);
   if (action.type === 'TRANSFER_IN') return approveTransferIn(ctx, action);
-  const t = await ctx.db.transaction.findUniqueOrThrow({ where: { id: action.transactionId! } });
-  const quote = await ctx.db.quote.findUniqueOrThrow({ where: { id: action.quoteId! } });
+  const t = await ctx.db.transaction.findFirstOrThrow({ where: { id: action.transactionId! } });
+  const quote = await ctx.db.quote.findFirstOrThrow({ where: { id: action.quoteId! } });
   if (t.status !== 'PENDING' || t.pendingReason !== 'PLATFORM_APPROVAL' || quote.expiresAt <= ctx.clock.now()) {
     await ctx.db.$transaction((tx) => settleActionOfTransaction(ctx, tx, t.id, 'fail', 'QUOTE_EXPIRED'));
     return getAction(ctx, agentId, id);
@@ -230,7 +230,7 @@ async function approveTransferIn(ctx: Ctx, action: AgentAction): Promise<AgentAc
   if (!refusal) await pullFor(ctx, approved, { source: { accountId: d.sourceAccountId }, destination: { accountId: d.destinationAccountId }, amount: d.amount }).catch((err) => {
     if (!(err instanceof DomainError)) throw err; // a refused pull answers the FAILED action
   });
-  return ctx.db.agentAction.findUniqueOrThrow({ where: { id: action.id } });
+  return ctx.db.agentAction.findFirstOrThrow({ where: { id: action.id } });
 }
 
 /** The code the latest policy refuses a pull with, if it does. */

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../deps.js';
 import type { Principal } from '../../platform/principal.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 import { policyOf, secretHash } from './agents.model.js';
 
 const TOKEN_RE = /^agt_[A-Za-z0-9_-]{40,60}$/;
@@ -11,7 +12,9 @@ const TOKEN_RE = /^agt_[A-Za-z0-9_-]{40,60}$/;
  */
 export async function resolveAgentToken(deps: AppDeps, token: string): Promise<Principal | undefined> {
   if (!TOKEN_RE.test(token)) return undefined;
-  const row = await deps.prisma.agentDeviceCode.findUnique({ where: { accessTokenHash: secretHash(token) }, include: { agent: true } });
+  const accessTokenHash = secretHash(token);
+  const platformId = await platformOfLookup(deps.prisma, 'AGENT_ACCESS_TOKEN', accessTokenHash);
+  const row = platformId ? await deps.prisma.agentDeviceCode.findUnique({ where: { platformId_accessTokenHash: { platformId, accessTokenHash } }, include: { agent: true } }) : null;
   if (!row || row.agent.status === 'DELETED') return undefined;
   return {
     platformId: row.platformId,

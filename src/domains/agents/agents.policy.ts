@@ -75,7 +75,7 @@ export async function countUsage(ctx: Ctx, tx: TenantTx, agent: AgentActor, poli
   const day = await tx.$queryRaw<Array<{ used: bigint; tx_count: number }>>`
     INSERT INTO agent_daily_usage (platform_id, agent_id, day, used, tx_count)
     VALUES (${ctx.platformId}, ${agent.agentId}, ${dayOf(at)}::date, ${policyAmount}, 1)
-    ON CONFLICT (agent_id, day) DO UPDATE SET used = agent_daily_usage.used + EXCLUDED.used, tx_count = agent_daily_usage.tx_count + 1
+    ON CONFLICT (platform_id, agent_id, day) DO UPDATE SET used = agent_daily_usage.used + EXCLUDED.used, tx_count = agent_daily_usage.tx_count + 1
       WHERE agent_daily_usage.platform_id = ${ctx.platformId}
         AND (${dailyLimit}::bigint IS NULL OR agent_daily_usage.used + EXCLUDED.used <= ${dailyLimit}::bigint)
         AND (${dailyTransactionLimit}::int IS NULL OR agent_daily_usage.tx_count + 1 <= ${dailyTransactionLimit}::int)
@@ -84,7 +84,7 @@ export async function countUsage(ctx: Ctx, tx: TenantTx, agent: AgentActor, poli
   const month = await tx.$queryRaw<Array<{ used: bigint }>>`
     INSERT INTO agent_monthly_usage (platform_id, agent_id, month, used)
     VALUES (${ctx.platformId}, ${agent.agentId}, ${monthOf(at)}::date, ${policyAmount})
-    ON CONFLICT (agent_id, month) DO UPDATE SET used = agent_monthly_usage.used + EXCLUDED.used
+    ON CONFLICT (platform_id, agent_id, month) DO UPDATE SET used = agent_monthly_usage.used + EXCLUDED.used
       WHERE agent_monthly_usage.platform_id = ${ctx.platformId}
         AND (${monthlyLimit}::bigint IS NULL OR agent_monthly_usage.used + EXCLUDED.used <= ${monthlyLimit}::bigint)
     RETURNING used`;
@@ -94,7 +94,7 @@ export async function countUsage(ctx: Ctx, tx: TenantTx, agent: AgentActor, poli
 /** Which daily limit refused the upsert (the row as it stands, read under the lock the upsert took). */
 async function dailyRefusal(tx: TenantTx, agent: AgentActor, policyAmount: bigint, at: Date): Promise<DomainError> {
   const { dailyLimit, dailyTransactionLimit } = agent.policy.spendingLimits;
-  const row = await tx.agentDailyUsage.findUnique({ where: { agentId_day: { agentId: agent.agentId, day: new Date(`${dayOf(at)}T00:00:00Z`) } } });
+  const row = await tx.agentDailyUsage.findFirst({ where: { agentId: agent.agentId, day: new Date(`${dayOf(at)}T00:00:00Z`) } });
   if (dailyLimit !== null && (row?.used ?? 0n) + policyAmount > dailyLimit) return velocity(agent, 'DAILY', dailyLimit);
   return velocity(agent, 'DAILY_COUNT', dailyTransactionLimit ?? 0);
 }

@@ -9,6 +9,7 @@ import type { Agent, AgentDeviceCode } from '../../generated/prisma/client.js';
 import { policyOf, secretHash, storedPolicy } from './agents.model.js';
 import { patchedPolicy, type AgentUsageResource, type CreateAgentBody, type PolicyPatchBody, type UpdateAgentBody } from './agents.schemas.js';
 import { usagesOf } from './agents.policy.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 const agentNotFound = () => new NotFoundError('NOT_FOUND', 'Agent not found.');
 const codeNotFound = () => new NotFoundError('TOKEN_NOT_FOUND', 'The device code does not exist, has expired or was already used.');
@@ -39,7 +40,7 @@ async function viewsOf(ctx: Ctx, agents: Agent[]): Promise<AgentView[]> {
  * 404 USER_NOT_FOUND (also a deleted customer).
  */
 export async function createAgent(ctx: Ctx, body: CreateAgentBody): Promise<{ agent: AgentView; deviceCode: DeviceCode }> {
-  const customer = await ctx.db.customer.findUnique({ where: { id: body.customerId } });
+  const customer = await ctx.db.customer.findFirst({ where: { id: body.customerId } });
   if (!customer || customer.isDeleted) throw new NotFoundError('USER_NOT_FOUND', 'Customer not found.');
   const now = ctx.clock.now();
   const { agent, deviceCode } = await ctx.db.$transaction(async (tx) => {
@@ -93,7 +94,7 @@ export async function updateAgentPolicy(ctx: Ctx, id: string, body: PolicyPatchB
     if (!row) throw agentNotFound();
     const policy = storedPolicy(patchedPolicy(policyOf(row.policy), body));
     await tx.agent.updateMany({ where: { id }, data: { policy: policy as never, updatedAt: ctx.clock.now() } });
-    return viewOf(ctx, await tx.agent.findUniqueOrThrow({ where: { id } }));
+    return viewOf(ctx, await tx.agent.findFirstOrThrow({ where: { id } }));
   });
 }
 
@@ -144,7 +145,7 @@ export async function createDeviceCode(ctx: Ctx, agentId: string): Promise<Devic
 
 /** GET /agents/device-codes/{code}/status (platform): whether the agent redeemed it. Errors: 404 TOKEN_NOT_FOUND. */
 export async function deviceCodeStatus(ctx: Ctx, code: string): Promise<AgentDeviceCode> {
-  const row = await ctx.db.agentDeviceCode.findUnique({ where: { codeHash: secretHash(normalizeCode(code)) } });
+  const row = await ctx.db.agentDeviceCode.findUnique({ where: { platformId_codeHash: { platformId: ctx.platformId, codeHash: secretHash(normalizeCode(code)) } } });
   if (!row) throw codeNotFound();
   return row;
 }
@@ -156,7 +157,8 @@ export async function deviceCodeStatus(ctx: Ctx, code: string): Promise<AgentDev
  */
 export async function redeemDeviceCode(deps: AppDeps, code: string): Promise<{ agent: Agent; accessToken: string }> {
   const hash = secretHash(normalizeCode(code));
-  const row = await deps.prisma.agentDeviceCode.findUnique({ where: { codeHash: hash }, include: { agent: true } });
+  const platformId = await platformOfLookup(deps.prisma, 'AGENT_DEVICE_CODE', hash);
+  const row = platformId ? await deps.prisma.agentDeviceCode.findUnique({ where: { platformId_codeHash: { platformId, codeHash: hash } }, include: { agent: true } }) : null;
   if (!row || row.agent.status === 'DELETED') throw codeNotFound();
   const ctx = ctxFor(deps, row.platformId);
   const accessToken = `agt_${randomBytes(32).toString('base64url')}`;
@@ -171,7 +173,7 @@ export async function redeemDeviceCode(deps: AppDeps, code: string): Promise<{ a
 
 /** The agent as its calls see it (policy parsed); for work done on its behalf later (deposits). */
 export async function agentActorOf(ctx: Ctx, agentId: string): Promise<AgentActor> {
-  const a = await ctx.db.agent.findUnique({ where: { id: agentId } });
+  const a = await ctx.db.agent.findFirst({ where: { id: agentId } });
   if (!a) throw agentNotFound();
   return { agentId: a.id, customerId: a.customerId, policy: policyOf(a.policy), isPaused: a.status !== 'ACTIVE' };
 }

@@ -41,7 +41,7 @@ export async function startImport(ctx: Ctx, csv: string): Promise<BulkCustomerIm
 
 /** Errors: 404 BULK_UPLOAD_JOB_NOT_FOUND (also another platform's job). */
 export async function getImport(ctx: Ctx, id: string): Promise<BulkCustomerImport> {
-  const job = await ctx.db.bulkCustomerImport.findUnique({ where: { id } });
+  const job = await ctx.db.bulkCustomerImport.findFirst({ where: { id } });
   if (!job) throw new NotFoundError('BULK_UPLOAD_JOB_NOT_FOUND', 'Bulk upload job not found.');
   return job;
 }
@@ -96,7 +96,7 @@ export async function processImport(deps: AppDeps, platformId: string, importId:
     const error = await importRow(ctx, job, rows[i]!, i);
     const errors = error ? [...(job.errors as unknown as ImportError[]), error] : (job.errors as unknown as ImportError[]);
     job = await ctx.db.bulkCustomerImport.update({
-      where: { id: job.id },
+      where: { platformId_id: { platformId: ctx.platformId, id: job.id } },
       data: { processed: i + 1, successful: job.successful + (error ? 0 : 1), failed: job.failed + (error ? 1 : 0), errors: errors as never, updatedAt: ctx.clock.now() },
     });
     await onProgress(Math.floor(((i + 1) * 100) / rows.length));

@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import { query } from '../../platform/db.js';
-import { checkedAfterKeyLookup } from '../../platform/sql/planner.js';
 
 /**
  * What a card authorization decision rests on besides the balance (issue 27 item 4): the card (state,
@@ -9,12 +8,12 @@ import { checkedAfterKeyLookup } from '../../platform/sql/planner.js';
  * Read by the processor's reference on a cache miss; re-checked by the writing statement itself through
  * the fingerprint (card-money.writer.ts writeAuthorization), so a cached copy can be stale but is never
  * acted on: a changed fact makes the write answer STALE and write nothing. Every join stays inside the
- * card's platform; the platform is checked on the row each key found (a plan made while the tables were
- * small otherwise walks the platform's customers or accounts: seen in EXPLAIN of the statement).
+ * card's platform, found by each table's primary key (platform_id, id) (issue 29); the card's platform comes
+ * from tenant_lookups (CARD_PROCESSOR_REF), so the card too is read by a key that leads with platform_id.
  */
 export const AUTHORIZATION_FACTS_FROM = `FROM cards c
-      LEFT JOIN customers cu ON cu.id = c.customer_id AND ${checkedAfterKeyLookup('cu.platform_id = c.platform_id')}
-      LEFT JOIN internal_accounts a ON a.id = c.funding_sources[1] AND ${checkedAfterKeyLookup('a.platform_id = c.platform_id')}
+      LEFT JOIN customers cu ON cu.platform_id = c.platform_id AND cu.id = c.customer_id
+      LEFT JOIN internal_accounts a ON a.platform_id = c.platform_id AND a.id = c.funding_sources[1]
       LEFT JOIN platform_currencies pc ON pc.platform_id = c.platform_id AND pc.currency_code = c.currency`;
 
 /** Every fact above in one text (NULLs spelled out, so no two fact sets share one); the balance is not a fact: the ledger's guard checks it. */
@@ -48,7 +47,8 @@ const FACTS_SQL = `SELECT c.id, c.platform_id, c.customer_id, cu.platform_custom
        a.status AS account_status, a.type AS account_type, cu.status AS customer_status, c.max_spend_per_transaction::text AS max_spend, pc.max_amount::text AS max_amount,
        ${AUTHORIZATION_FINGERPRINT_SQL} AS fingerprint
   ${AUTHORIZATION_FACTS_FROM}
- WHERE c.issuer_adapter = $1 AND c.processor_ref = $2`;
+ WHERE c.platform_id = (SELECT l.platform_id FROM tenant_lookups l WHERE l.kind = 'CARD_PROCESSOR_REF' AND l.value = $1 || chr(31) || $2)
+   AND c.issuer_adapter = $1 AND c.processor_ref = $2`;
 
 /** The facts of the card the processor calls `processorRef` (undefined: no such card with this issuer). */
 export async function readAuthorizationFacts(pool: pg.Pool, adapterId: string, processorRef: string): Promise<AuthorizationFacts | undefined> {

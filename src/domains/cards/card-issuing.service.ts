@@ -5,6 +5,7 @@ import { newId } from '../../platform/ids.js';
 import type { Card } from '../../generated/prisma/client.js';
 import type { CardIssuerAdapter, ProvisionResult } from '../../adapters/card-issuer/port.js';
 import { transitionCard } from './cards.repo.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 /**
  * The card's side of the issuer port (issue 27): provisioning (after the creating commit, never inside a
@@ -45,11 +46,11 @@ export async function provisionCard(ctx: Ctx, card: Card, threeDSecurePassword?:
  */
 export async function applyProvisioning(ctx: Ctx, cardId: string, result: ProvisionResult): Promise<Card> {
   return ctx.db.$transaction(async (tx) => {
-    const card = await tx.card.findUniqueOrThrow({ where: { id: cardId } });
+    const card = await tx.card.findFirstOrThrow({ where: { id: cardId } });
     if (card.state !== 'PROCESSING') return card;
     if (result.status === 'PENDING') {
       if (card.processorRef === result.processorRef) return card;
-      return tx.card.update({ where: { id: card.id }, data: { processorRef: result.processorRef, updatedAt: ctx.clock.now() } });
+      return tx.card.update({ where: { platformId_id: { platformId: card.platformId, id: card.id } }, data: { processorRef: result.processorRef, updatedAt: ctx.clock.now() } });
     }
     if (result.status === 'REJECTED') return transitionCard(ctx, tx, card, 'issuerReject', { processorRef: result.processorRef });
     return transitionCard(ctx, tx, card, 'activate', {
@@ -118,7 +119,8 @@ export async function revealCard(ctx: Ctx, card: Card, actor: string | undefined
 
 /** The issuer's push (context.reportProvisioned): the card is found by the issuer's reference. */
 export async function receiveProvisioned(deps: AppDeps, adapterId: string, result: ProvisionResult): Promise<'ACCEPTED' | 'UNKNOWN_CARD'> {
-  const card = await deps.prisma.card.findFirst({ where: { issuerAdapter: adapterId, processorRef: result.processorRef }, select: { id: true, platformId: true } });
+  const platformId = await platformOfLookup(deps.prisma, 'CARD_PROCESSOR_REF', adapterId, result.processorRef);
+  const card = platformId ? await deps.prisma.card.findFirst({ where: { platformId, issuerAdapter: adapterId, processorRef: result.processorRef }, select: { id: true, platformId: true } }) : null;
   if (!card) return 'UNKNOWN_CARD';
   await applyProvisioning(ctxFor(deps, card.platformId), card.id, result);
   return 'ACCEPTED';

@@ -8,7 +8,6 @@ import { gatedJournalCtes, postJournal, systemAccount, type Posting } from '../l
 import { JsonText, OneStatement } from '../../platform/one-statement.js';
 import { AUTHORIZATION_FACTS_FROM, AUTHORIZATION_FINGERPRINT_SQL } from './card-authorization.repo.js';
 import { poolOf } from '../../platform/db.js';
-import { checkedAfterKeyLookup } from '../../platform/sql/planner.js';
 import type { CardMessageKind, CardMerchant } from '../../adapters/card-issuer/port.js';
 import {
   CARD_TRANSACTION_EVENT, cardTransactionLifecycle, cardTransactionTransitions, isCredit, isFinancial, toFunding,
@@ -54,7 +53,7 @@ async function save(ctx: Ctx, tx: TenantTx, row: CardTransaction, set: Record<st
       },
     });
   }
-  return tx.cardTransaction.update({ where: { id: row.id }, data: { ...set, lastEventAt: now, updatedAt: now } as never });
+  return tx.cardTransaction.update({ where: { platformId_id: { platformId: row.platformId, id: row.id } }, data: { ...set, lastEventAt: now, updatedAt: now } as never });
 }
 
 /** Records a processor event once; false when its token was applied (or refused) before. */
@@ -71,7 +70,7 @@ export async function lockCardTransaction(tx: TenantTx, platformId: string, issu
   const ids = await tx.$queryRaw<Array<{ id: string }>>`
     SELECT id FROM card_transactions WHERE platform_id = ${platformId} AND issuer_transaction_token = ${issuerTransactionToken} FOR UPDATE`;
   if (ids.length === 0) return null;
-  return tx.cardTransaction.findUniqueOrThrow({ where: { id: ids[0]!.id } });
+  return tx.cardTransaction.findFirstOrThrow({ where: { id: ids[0]!.id } });
 }
 
 export interface NewCardTransaction {
@@ -169,7 +168,7 @@ export async function writeAuthorization(ctx: Ctx, n: NewCardTransaction, finger
   const pid = s.param(ctx.platformId);
   s.with('seen', `SELECT ${DECIDED_COLUMNS} FROM card_transactions WHERE platform_id = ${pid} AND issuer_transaction_token = ${s.param(n.issuerTransactionToken)}`);
   if (fingerprint !== null) {
-    s.with('facts', `SELECT ${AUTHORIZATION_FINGERPRINT_SQL} = ${s.param(fingerprint)} AS fresh ${AUTHORIZATION_FACTS_FROM} WHERE c.id = ${s.param(n.cardId)} AND ${checkedAfterKeyLookup(`c.platform_id = ${pid}`)}`);
+    s.with('facts', `SELECT ${AUTHORIZATION_FINGERPRINT_SQL} = ${s.param(fingerprint)} AS fresh ${AUTHORIZATION_FACTS_FROM} WHERE c.platform_id = ${pid} AND c.id = ${s.param(n.cardId)}`);
     s.with('go', 'SELECT 1 FROM facts WHERE fresh AND NOT EXISTS (SELECT 1 FROM seen)');
   } else {
     s.with('go', 'SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM seen)');

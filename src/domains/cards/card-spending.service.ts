@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 import type { Card, CardTransaction } from '../../generated/prisma/client.js';
 import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventReceipt } from '../../adapters/card-issuer/port.js';
 import { poolOf } from '../../platform/db.js';
@@ -21,7 +22,8 @@ import { readAuthorizationFacts, readDecidedAuthorization, type AuthorizationFac
  */
 
 async function cardOf(deps: AppDeps, adapterId: string, processorRef: string): Promise<Card | null> {
-  return deps.prisma.card.findFirst({ where: { issuerAdapter: adapterId, processorRef } });
+  const platformId = await platformOfLookup(deps.prisma, 'CARD_PROCESSOR_REF', adapterId, processorRef);
+  return platformId ? deps.prisma.card.findFirst({ where: { platformId, issuerAdapter: adapterId, processorRef } }) : null;
 }
 
 const answer = (t: DecidedAuthorization): AuthorizationDecision =>
@@ -145,7 +147,7 @@ export async function applyCardEvent(deps: AppDeps, adapterId: string, e: CardEv
     if (refusal === RETRY) return 'RETRY_LATER';
     if (!(await claimCardEvent(ctx, tx, { eventToken: e.eventToken, cardId: card.id, cardTransactionId: row.id, type: e.type, amount, outcome: refusal ? 'REFUSED' : 'APPLIED', reason: refusal }))) return 'DUPLICATE';
     if (refusal) return 'REFUSED';
-    const available = async () => (await tx.internalAccount.findUniqueOrThrow({ where: { id: row.accountId }, select: { availableBalance: true } })).availableBalance;
+    const available = async () => (await tx.internalAccount.findFirstOrThrow({ where: { id: row.accountId }, select: { availableBalance: true } })).availableBalance;
     switch (e.type) {
       case 'AUTHORIZATION_ADVICE': await writeAdvice(ctx, tx, row, e.eventToken, amount, await available()); break;
       case 'CLEARING':
@@ -202,7 +204,7 @@ async function creditAdvice(ctx: Ctx, card: Card, e: CardEvent): Promise<CardEve
   if (!e.amount || !e.currency || !e.merchant) return 'REFUSED';
   const seen = await ctx.db.cardTransaction.findFirst({ where: { issuerTransactionToken: e.issuerTransactionToken } });
   if (seen) return 'DUPLICATE';
-  const customer = await ctx.db.customer.findUnique({ where: { id: card.customerId }, select: { platformCustomerId: true } });
+  const customer = await ctx.db.customer.findFirst({ where: { id: card.customerId }, select: { platformCustomerId: true } });
   const rate = await lockedRate(ctx, e.currency, card.currency);
   if (rate === null) return 'REFUSED';
   const n: NewCardTransaction = {
@@ -240,7 +242,7 @@ export async function sweepCardTransactions(deps: AppDeps, batch: number): Promi
       const row = await lockCardTransaction(tx, ctx.platformId, d.issuerTransactionToken);
       if (!row) return;
       if (row.pullPendingCount > 0 && !row.pullFails && row.pullConfirmAt && row.pullConfirmAt <= now) await writePullConfirmed(ctx, tx, row);
-      const fresh = await tx.cardTransaction.findUniqueOrThrow({ where: { id: row.id } });
+      const fresh = await tx.cardTransaction.findFirstOrThrow({ where: { id: row.id } });
       if (fresh.heldAmount > 0n && fresh.expiresAt && fresh.expiresAt <= now && OPEN.includes(fresh.status)) await writeRelease(ctx, tx, fresh, `expiry:${now.getTime()}`);
     });
   }

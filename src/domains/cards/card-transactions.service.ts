@@ -47,13 +47,13 @@ export async function listCardTransactions(ctx: Ctx, q: ListCardTransactionsQuer
 /** A cursor of a list by time that lacks the row's createdAt (an id-only cursor): read it once. */
 async function cardKeysetOf(ctx: Ctx, k: Keyset | undefined, byTime: boolean): Promise<Keyset | undefined> {
   if (!k || !byTime || k.at || !k.id.startsWith('CardTransaction:')) return k;
-  const row = await ctx.db.cardTransaction.findUnique({ where: { id: k.id }, select: { createdAt: true } });
+  const row = await ctx.db.cardTransaction.findFirst({ where: { id: k.id }, select: { createdAt: true } });
   return row ? { id: k.id, at: row.createdAt } : k;
 }
 
 /** GET /transactions/{id} for a `CardTransaction:` id. Errors: 404 TRANSACTION_NOT_FOUND (also another platform's). */
 export async function getCardTransaction(ctx: Ctx, id: string): Promise<CardTransaction> {
-  const t = await ctx.db.cardTransaction.findUnique({ where: { id } });
+  const t = await ctx.db.cardTransaction.findFirst({ where: { id } });
   if (!t || (ctx.agent && ctx.agent.customerId !== t.customerId)) throw new NotFoundError('TRANSACTION_NOT_FOUND', 'Transaction not found.');
   return t;
 }
@@ -114,7 +114,7 @@ async function messageFor(ctx: Ctx, cardId: string, processorRef: string, kind: 
   if (kind === 'credit_authorization_advice') {
     return { kind: 'EVENT', type: 'CREDIT_AUTHORIZATION_ADVICE', eventToken: `${token}:advice`, processorRef, issuerTransactionToken: token, amount: body.amount!, currency: body.currency!, merchant: body.merchant! };
   }
-  const t = await ctx.db.cardTransaction.findUnique({ where: { id: body.cardTransactionId! } });
+  const t = await ctx.db.cardTransaction.findFirst({ where: { id: body.cardTransactionId! } });
   if (!t || t.cardId !== cardId) throw new NotFoundError('TRANSACTION_NOT_FOUND', 'No card transaction of this card has this id.');
   const type = EVENT_TYPE[kind as keyof typeof EVENT_TYPE];
   return { kind: 'EVENT', type, eventToken: token, processorRef, issuerTransactionToken: t.issuerTransactionToken, ...(body.amount !== undefined ? { amount: body.amount } : {}) };

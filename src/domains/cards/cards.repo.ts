@@ -40,7 +40,7 @@ export async function updateCardFunding(
     data: { ...change, updatedAt: ctx.clock.now() },
   });
   if (moved.count !== 1) throw new ConflictError('CARD_NOT_MUTABLE', 'The card is closed and cannot be changed.');
-  const updated = await tx.card.findUniqueOrThrow({ where: { id: card.id } });
+  const updated = await tx.card.findFirstOrThrow({ where: { id: card.id } });
   // Every applied replacement is announced, also one that lists the same accounts: it is a signed act.
   if (change.fundingSources !== undefined) await recordEvent(tx, 'CARD.FUNDING_SOURCE_CHANGE', cardResource(updated));
   return updated;

@@ -104,7 +104,7 @@ async function insertCard(ctx: Ctx, body: CreateCardBody): Promise<Card> {
 
 /** Errors: 404 NOT_FOUND (also another platform's card). */
 export async function getCard(ctx: Ctx, id: string): Promise<Card> {
-  const card = await ctx.db.card.findUnique({ where: { id } });
+  const card = await ctx.db.card.findFirst({ where: { id } });
   if (!card) throw new NotFoundError('NOT_FOUND', 'Card not found.');
   return card;
 }
@@ -151,7 +151,7 @@ export async function patchCard(ctx: Ctx, id: string, body: PatchCardBody, rawBo
   const requestId = await verifySignedRetry(ctx, target, headers);
   const updated = await ctx.db.$transaction(async (tx) => {
     await consumeSignedChallenge(ctx, tx, requestId);
-    let current = await tx.card.findUniqueOrThrow({ where: { id } });
+    let current = await tx.card.findFirstOrThrow({ where: { id } });
     // Re-checked on the row as it is now: the card may have moved since the challenge.
     const event = cardEventFor(current.state as CardState, body.state);
     // The new state is owed to the issuer until it accepts it (pushCardState, after the commit).

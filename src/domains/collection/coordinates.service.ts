@@ -50,7 +50,7 @@ async function oweCoordinates(tx: Db, adapter: CollectionAdapter, a: DueAccount,
     await tx.$executeRaw`
       INSERT INTO collection_coordinates (id, platform_id, internal_account_id, currency, rail, adapter_id, status, next_attempt_at, created_at, updated_at)
       VALUES (${newId('CollectionCoordinates')}, ${a.platform_id}, ${a.id}, ${a.currency}, ${rail}, ${adapter.id}, 'PENDING', ${now}, ${now}, ${now})
-      ON CONFLICT (internal_account_id, rail) DO NOTHING`;
+      ON CONFLICT (platform_id, internal_account_id, rail) DO NOTHING`;
   }
 }
 

@@ -6,6 +6,7 @@ import type { CollectionCredit, CreditReceipt } from '../../adapters/collection/
 import { systemAccount, type Posting } from '../ledger/index.js';
 import { creditIncomingPayment, recordFailedIncoming } from '../payments/index.js';
 import { heldReasonFor, type HeldReason } from './collection.model.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 /**
  * A credit on pay-in coordinates (issue 26 item 1), however it arrives — the provider's verified push, the
@@ -32,7 +33,11 @@ async function claimCredit(deps: AppDeps, adapterId: string, c: CollectionCredit
   const key = { adapterId_providerCreditId: { adapterId, providerCreditId: c.creditId } };
   const existing = await deps.prisma.collectionCredit.findUnique({ where: key });
   if (existing) return { row: existing, inserted: false };
-  const coordinates = await deps.prisma.collectionCoordinates.findUnique({ where: { adapterId_reference: { adapterId, reference: c.reference } } });
+  // The reference is the provider's, found before the platform is known: through tenant_lookups (issue 29).
+  const platformId = await platformOfLookup(deps.prisma, 'COLLECTION_REFERENCE', adapterId, c.reference);
+  const coordinates = platformId
+    ? await deps.prisma.collectionCoordinates.findUnique({ where: { platformId_adapterId_reference: { platformId, adapterId, reference: c.reference } } })
+    : null;
   const now = deps.clock.now();
   const { count } = await deps.prisma.collectionCredit.createMany({
     data: [{
@@ -54,7 +59,7 @@ async function applyClaimed(deps: AppDeps, row: CreditRow): Promise<CreditReceip
     return 'HELD';
   }
   const ctx = ctxFor(deps, row.platformId);
-  const account = await ctx.db.internalAccount.findUniqueOrThrow({ where: { id: row.internalAccountId } });
+  const account = await ctx.db.internalAccount.findFirstOrThrow({ where: { id: row.internalAccountId } });
   const reason: HeldReason | undefined = account.currency !== row.currency ? 'CURRENCY_MISMATCH' : heldReasonFor(account.status);
   if (reason) {
     await holdCredit(ctx, row, account, reason);
@@ -102,7 +107,7 @@ function incomingFields(row: CreditRow, account: InternalAccount, platformCustom
 
 async function platformCustomerIdOf(ctx: Ctx, customerId: string | null): Promise<string | null> {
   if (!customerId) return null;
-  return (await ctx.db.customer.findUnique({ where: { id: customerId }, select: { platformCustomerId: true } }))?.platformCustomerId ?? null;
+  return (await ctx.db.customer.findFirst({ where: { id: customerId }, select: { platformCustomerId: true } }))?.platformCustomerId ?? null;
 }
 
 /**
@@ -121,7 +126,7 @@ async function creditAccount(ctx: Ctx, row: CreditRow, account: InternalAccount)
   try {
     await creditIncomingPayment(ctx, { ...fields, createdAt: at }, { key: `collection:${row.id}`, kind: 'COLLECTION', postings });
   } catch (err) {
-    if (await ctx.db.transaction.findUnique({ where: { id: row.transactionId }, select: { id: true } })) return;
+    if (await ctx.db.transaction.findFirst({ where: { id: row.transactionId }, select: { id: true } })) return;
     throw err;
   }
 }

@@ -114,7 +114,7 @@ export async function createOwner(ctx: Ctx, raw: unknown): Promise<BeneficialOwn
 
 /** Errors: 404 NOT_FOUND (also another platform's owner). */
 export async function getOwner(ctx: Ctx, id: string): Promise<BeneficialOwner> {
-  const o = await ctx.db.beneficialOwner.findUnique({ where: { id } });
+  const o = await ctx.db.beneficialOwner.findFirst({ where: { id } });
   if (!o) throw ownerNotFound();
   return o;
 }
@@ -129,7 +129,7 @@ export async function patchOwner(ctx: Ctx, id: string, raw: unknown): Promise<Be
   const bps = body.ownershipPercentage === undefined ? undefined : toBps(body.ownershipPercentage);
   if (bps !== undefined) await assertTotalShare(ctx, owner.customerId, bps, id);
   return ctx.db.beneficialOwner.update({
-    where: { id },
+    where: { platformId_id: { platformId: ctx.platformId, id } },
     data: {
       ...(body.roles ? { roles: [...new Set(body.roles)] } : {}),
       ...(bps !== undefined ? { ownershipBps: bps } : {}),
@@ -141,7 +141,7 @@ export async function patchOwner(ctx: Ctx, id: string, raw: unknown): Promise<Be
 
 /** GET /beneficial-owners?customerId= (required): newest first like every list. Errors: 404 USER_NOT_FOUND. */
 export async function listOwners(ctx: Ctx, q: z.infer<typeof listOwnersQuery>): Promise<Page<BeneficialOwner>> {
-  const customer = await ctx.db.customer.findUnique({ where: { id: q.customerId }, select: { id: true } });
+  const customer = await ctx.db.customer.findFirst({ where: { id: q.customerId }, select: { id: true } });
   if (!customer) throw new NotFoundError('USER_NOT_FOUND', 'Customer not found.');
   const before = decodeCursor(q.cursor);
   const rows = await ctx.db.beneficialOwner.findMany({

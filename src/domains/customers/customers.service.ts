@@ -30,7 +30,7 @@ export const customerNotFound = () => new NotFoundError('USER_NOT_FOUND', 'Custo
 
 /** The customer and its owners, read through the caller's (tenant-scoped) client or transaction. */
 export async function loadCustomerView(db: TenantTx, id: string): Promise<CustomerView | undefined> {
-  const customer = await db.customer.findUnique({ where: { id } });
+  const customer = await db.customer.findFirst({ where: { id } });
   if (!customer) return undefined;
   const owners = customer.customerType === 'BUSINESS' ? await db.beneficialOwner.findMany({ where: { customerId: id }, orderBy: { id: 'asc' } }) : [];
   return { customer, owners };
@@ -45,7 +45,7 @@ export async function getCustomer(ctx: Ctx, id: string): Promise<CustomerView> {
 
 /** Errors: 404 USER_NOT_FOUND, 410 CUSTOMER_DELETED. For every operation but GET and DELETE. */
 export async function getActiveCustomer(ctx: Ctx, id: string): Promise<Customer> {
-  const c = await ctx.db.customer.findUnique({ where: { id } });
+  const c = await ctx.db.customer.findFirst({ where: { id } });
   if (!c) throw customerNotFound();
   if (c.isDeleted) throw new CustomerDeletedError();
   return c;
@@ -287,7 +287,7 @@ export async function patchCustomer(ctx: Ctx, id: string, raw: unknown, headers:
       // Releases first: the row's CHECK wants no channel state on a contact detail being removed.
       const plan = channelPlan(existing, required, data);
       for (const [channel, event] of plan.before) await moveChannel(ctx, tx, existing, channel, event, now);
-      await tx.customer.update({ where: { id }, data: { ...data, updatedAt: now } as Prisma.CustomerUncheckedUpdateInput });
+      await tx.customer.update({ where: { platformId_id: { platformId: ctx.platformId, id } }, data: { ...data, updatedAt: now } as Prisma.CustomerUncheckedUpdateInput });
       for (const [channel, event] of plan.after) await moveChannel(ctx, tx, { ...existing, emailVerification: plan.states.email, phoneVerification: plan.states.phone }, channel, event, now);
       // A code sent to the old address or number must not verify the new one.
       const stale = [...(data.email !== existing.email ? ['EMAIL'] : []), ...(data.phoneNumber !== existing.phoneNumber ? ['PHONE'] : [])];

@@ -66,7 +66,7 @@ export async function assertEndUserTermsAccepted(ctx: Ctx, customer: Pick<Custom
   if (!customer) return;
   const { platform } = await getConfig(ctx);
   if (!endUserTermsRequired(ctx.config, platform)) return;
-  const row = typeof customer === 'string' ? await ctx.db.customer.findUnique({ where: { id: customer }, select: { endUserTermsConsent: true } }) : customer;
+  const row = typeof customer === 'string' ? await ctx.db.customer.findFirst({ where: { id: customer }, select: { endUserTermsConsent: true } }) : customer;
   if (row && row.endUserTermsConsent === null) {
     throw new DomainError(403, 'END_USER_TERMS_NOT_ACCEPTED', 'The customer has not accepted the End User Terms: record it with PATCH /customers/{customerId} {endUserTermsConsent}.');
   }

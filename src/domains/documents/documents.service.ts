@@ -129,7 +129,7 @@ export const documentNotFound = () => new NotFoundError('NOT_FOUND', 'Document n
 
 /** Errors: 404 NOT_FOUND (also another platform's document). */
 export async function getDocument(ctx: Ctx, id: string): Promise<Document> {
-  const d = await ctx.db.document.findUnique({ where: { id } });
+  const d = await ctx.db.document.findFirst({ where: { id } });
   if (!d) throw documentNotFound();
   return d;
 }

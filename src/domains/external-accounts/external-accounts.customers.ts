@@ -20,7 +20,7 @@ const field = (obj: unknown, key: string) => (obj && typeof obj === 'object' ? (
 
 /** Errors: 404 USER_NOT_FOUND when the customer is unknown, another platform's, or deleted. */
 export async function getCustomerFacts(ctx: Ctx, customerId: string): Promise<CustomerFacts> {
-  const row = await ctx.db.customer.findUnique({ where: { id: customerId } });
+  const row = await ctx.db.customer.findFirst({ where: { id: customerId } });
   if (!row || row.isDeleted) throw new NotFoundError('USER_NOT_FOUND', 'Customer not found.');
   return {
     id: row.id,

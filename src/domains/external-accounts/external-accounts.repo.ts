@@ -44,7 +44,7 @@ function toRecord(row: Row, key: string | undefined): ExternalAccountRecord {
 
 /** A live (not deleted) account of the calling platform, or undefined. */
 export async function findLiveAccount(ctx: Ctx, db: Db, id: string): Promise<ExternalAccountRecord | undefined> {
-  const row = await db.externalAccount.findUnique({ where: { id } });
+  const row = await db.externalAccount.findFirst({ where: { id } });
   return row && !row.isDeleted ? toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) : undefined;
 }
 
@@ -56,7 +56,7 @@ export async function readLiveAccount(ctx: Ctx, id: string): Promise<ExternalAcc
 
 /** Any account of the calling platform, deleted ones included (money already sent to it must stay traceable). */
 export async function findAnyAccount(ctx: Ctx, id: string): Promise<ExternalAccountRecord | undefined> {
-  const row = await ctx.db.externalAccount.findUnique({ where: { id } });
+  const row = await ctx.db.externalAccount.findFirst({ where: { id } });
   return row ? toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY) : undefined;
 }
 

@@ -117,7 +117,7 @@ type NewAccountInput = Parameters<typeof insertAccount>[2];
 
 /**
  * Insert, moving the customer's UMA default in the same transaction. "Make me the default" creations of one
- * customer are serialised by a transaction-scoped advisory lock; the partial unique index
+ * customer are serialised by a lock of the customer's row; the partial unique index
  * (external_accounts_default_uma_key) is the database's second guard, and a loser of that race runs again.
  */
 async function insertWithRetry(ctx: Ctx, a: NewAccountInput): Promise<ExternalAccountRecord> {
@@ -125,7 +125,8 @@ async function insertWithRetry(ctx: Ctx, a: NewAccountInput): Promise<ExternalAc
     try {
       return await ctx.db.$transaction(async (tx) => {
         if (a.defaultUmaDepositAccount && a.customerId) {
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`external-accounts:default-uma:${ctx.platformId}:${a.customerId}`}, 0))`;
+          // The customer's row, locked (issue 29: a row lock, not an advisory lock, stays on the platform's shard).
+          await tx.$queryRaw`SELECT 1 FROM customers WHERE platform_id = ${ctx.platformId} AND id = ${a.customerId} FOR NO KEY UPDATE`;
           await clearDefaultUmaDeposit(tx, a.customerId);
         }
         return insertAccount(ctx, tx, a);
@@ -319,7 +320,7 @@ export async function sweepPendingChecks(deps: AppDeps): Promise<number> {
 
 /** Operator moves (A11: INACTIVE is set by the operator; reviews are approved by the operator). */
 export async function operatorTransition(deps: AppDeps, accountId: string, event: Extract<ExternalAccountEvent, 'deactivate' | 'reactivate' | 'reviewApproved'>): Promise<ExternalAccountRecord> {
-  const row = await deps.prisma.externalAccount.findUnique({ where: { id: accountId }, select: { platformId: true } });
+  const row = await deps.prisma.externalAccount.findFirst({ where: { id: accountId }, select: { platformId: true } });
   if (!row) throw new NotFoundError('NOT_FOUND', 'External account not found.');
   const ctx = ctxFor(deps, row.platformId);
   return ctx.db.$transaction((tx) => transitionAccount(ctx, tx, accountId, event));

@@ -138,7 +138,7 @@ export async function receiveLivenessOutcome(deps: AppDeps, token: string, outco
   const c = await findLivenessChallenge(deps, token);
   // Recorded first (issue 11): the first outcome reported wins, and a job lost with Redis's data is re-added by the sweeper.
   await deps.prisma.externalAccountChallenge.updateMany({ where: { id: c.id, status: 'OUTSTANDING', livenessOutcome: null }, data: { livenessOutcome: outcome, outcomeReceivedAt: deps.clock.now() } });
-  const recorded = await deps.prisma.externalAccountChallenge.findUniqueOrThrow({ where: { id: c.id }, select: { livenessOutcome: true } });
+  const recorded = await deps.prisma.externalAccountChallenge.findUniqueOrThrow({ where: { platformId_id: { platformId: c.platformId, id: c.id } }, select: { livenessOutcome: true } });
   await enqueueLivenessOutcome(deps, { platformId: c.platformId, challengeId: c.id, outcome: (recorded.livenessOutcome ?? outcome) as LivenessOutcome });
 }
 
@@ -168,9 +168,9 @@ export async function sweepLivenessOutcomes(deps: AppDeps): Promise<number> {
 export async function applyLivenessOutcome(deps: AppDeps, platformId: string, challengeId: string, outcome: LivenessOutcome): Promise<'DONE' | 'SKIPPED'> {
   const ctx = ctxFor(deps, platformId);
   return ctx.db.$transaction(async (tx) => {
-    const c = await tx.externalAccountChallenge.findUnique({ where: { id: challengeId } });
+    const c = await tx.externalAccountChallenge.findFirst({ where: { id: challengeId } });
     if (!c || !(await resolveChallenge(ctx, tx, c.id, outcome === 'PASSED' ? 'SUCCEEDED' : 'FAILED'))) return 'SKIPPED';
-    const a = await tx.externalAccount.findUnique({ where: { id: c.externalAccountId } });
+    const a = await tx.externalAccount.findFirst({ where: { id: c.externalAccountId } });
     if (!a || a.isDeleted || a.status !== 'PENDING_OWNERSHIP_VERIFICATION') return 'SKIPPED';
     await transitionAccount(ctx, tx, a.id, outcome === 'PASSED' ? 'livenessPassed' : 'livenessFailed');
     return 'DONE';

@@ -46,7 +46,7 @@ export async function receiveDeposit(ctx: Ctx, d: DetectedDeposit): Promise<Depo
   const externalId = d.depositId ?? newId('Deposit');
   const existing = await ctx.db.deposit.findUnique({ where: { platformId_externalId: { platformId: ctx.platformId, externalId } } });
   if (existing) return existing;
-  const quote = await ctx.db.quote.findUniqueOrThrow({ where: { id: instruction.quoteId } });
+  const quote = await ctx.db.quote.findFirstOrThrow({ where: { id: instruction.quoteId } });
   // A quote an agent created executes under its policy (A17): daily limit, approval threshold.
   const agent = quote.agentId ? await agentActorOf(ctx, quote.agentId) : undefined;
   const agentAmount = agent ? await toPolicyAmount(ctx, agent, quote.totalSendingAmount, quote.sendingCurrency) : undefined;
@@ -64,7 +64,7 @@ export async function receiveDeposit(ctx: Ctx, d: DetectedDeposit): Promise<Depo
           { account: quote.sourceAccountId, bucket: 'AVAILABLE', currency: d.currency, amount: d.amount },
         ],
       });
-      let t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
+      let t = await tx.transaction.findFirstOrThrow({ where: { id: quote.transactionId } });
       let outcome: DepositOutcome =
         t.status !== 'PENDING' || t.pendingReason ? 'QUOTE_NOT_PENDING' : quote.expiresAt <= now ? 'LATE' : d.amount !== quote.totalSendingAmount ? 'AMOUNT_MISMATCH' : 'EXECUTED';
       let execution: ExecutionStart | undefined;
@@ -94,7 +94,7 @@ export async function receiveDeposit(ctx: Ctx, d: DetectedDeposit): Promise<Depo
 
 /** Errors: 404 NOT_FOUND. */
 export async function getDeposit(ctx: Ctx, id: string): Promise<Deposit> {
-  const d = await ctx.db.deposit.findUnique({ where: { id } });
+  const d = await ctx.db.deposit.findFirst({ where: { id } });
   if (!d) throw new NotFoundError('NOT_FOUND', 'Deposit not found.');
   return d;
 }

@@ -8,6 +8,7 @@ import type { UmaInvitation } from '../../generated/prisma/client.js';
 import { normalizeUmaAddress } from '../uma/index.js';
 import { invitationCode, invitationLifecycle, statusAt, type InvitationEvent } from './invitations.model.js';
 import { invitationResource, type CreateInvitationBody } from './invitations.schemas.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 const notFound = () => new NotFoundError('INVITATION_NOT_FOUND', 'Invitation not found.');
 const badAddress = (field: string) => new BadRequestError('INVALID_UMA_ADDRESS', 'The UMA address is malformed; expected $user@domain.', { errors: [{ field, message: 'Not an UMA address.' }] });
@@ -49,7 +50,8 @@ export async function createInvitation(ctx: Ctx, body: CreateInvitationBody): Pr
  * link token); only the creating platform may cancel it. Errors: 404 INVITATION_NOT_FOUND.
  */
 export async function getInvitation(deps: AppDeps, code: string): Promise<UmaInvitation> {
-  const inv = await deps.prisma.umaInvitation.findUnique({ where: { code } });
+  const platformId = await platformOfLookup(deps.prisma, 'UMA_INVITATION_CODE', code);
+  const inv = platformId ? await deps.prisma.umaInvitation.findUnique({ where: { platformId_code: { platformId, code } } }) : null;
   if (!inv) throw notFound();
   return inv;
 }

@@ -32,7 +32,7 @@ export async function openInternalAccounts(tx: Pick<TenantTx, 'internalAccount'>
 
 /** Errors: 404 NOT_FOUND (also another platform's account). */
 export async function getInternalAccount(ctx: Ctx, id: string): Promise<InternalAccount> {
-  const a = await ctx.db.internalAccount.findUnique({ where: { id } });
+  const a = await ctx.db.internalAccount.findFirst({ where: { id } });
   if (!a || !visibleToCaller(ctx, a.customerId)) throw new NotFoundError('NOT_FOUND', 'Internal account not found.');
   return a;
 }

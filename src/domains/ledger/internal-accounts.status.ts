@@ -19,7 +19,7 @@ const accountStatus = statusColumn(internalAccountLifecycle, 'internal_accounts'
  * or a concurrent move won), 409 CONFLICT (closing an account that still holds money).
  */
 export async function setInternalAccountStatus(ctx: Ctx, id: string, target: InternalAccountStatus, reason?: string): Promise<InternalAccount> {
-  const current = await ctx.db.internalAccount.findUnique({ where: { id } });
+  const current = await ctx.db.internalAccount.findFirst({ where: { id } });
   if (!current) throw new NotFoundError('NOT_FOUND', 'Internal account not found.');
   const event = eventTowards(current.status, target);
   if (!event) throw new IllegalTransitionError(internalAccountLifecycle, `become ${target}`, current.status, id);
@@ -44,7 +44,7 @@ export async function setInternalAccountStatus(ctx: Ctx, id: string, target: Int
 
 /** The operator's move (npm run internal-account:status): the account's own platform, found from its id. Errors as setInternalAccountStatus. */
 export async function operatorSetInternalAccountStatus(deps: AppDeps, id: string, target: InternalAccountStatus, reason?: string): Promise<InternalAccount> {
-  const row = await deps.prisma.internalAccount.findUnique({ where: { id }, select: { platformId: true } });
+  const row = await deps.prisma.internalAccount.findFirst({ where: { id }, select: { platformId: true } });
   if (!row) throw new NotFoundError('NOT_FOUND', 'Internal account not found.');
   return setInternalAccountStatus(ctxFor(deps, row.platformId), id, target, reason);
 }

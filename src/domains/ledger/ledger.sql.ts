@@ -65,8 +65,8 @@ export function journalsCtes(
         SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${at}::timestamptz
        FROM svc_balance_moves(${column((d) => d.id)}::text[], ${column((d) => d.currency)}::text[], ${column((d) => d.available.toString())}::bigint[], ${column((d) => d.held.toString())}::bigint[],
                    ${column(() => newId('Webhook'))}::text[], ${column((d) => JSON.stringify(currencyOf(d.currency)))}::jsonb[]) AS d
-      WHERE a.id = d.id
-        AND ${checkedAfterKeyLookup(`a.platform_id = ${pid} AND a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}${after}
+      WHERE a.platform_id = ${pid} AND a.id = d.id
+        AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}${after}
       RETURNING a.*, d.event_id, d.currency_json`,
   ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS');
   s.with(
@@ -128,8 +128,8 @@ export function gatedJournalCtes(
           SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${s.param(j.at)}::timestamptz
          FROM svc_balance_moves(${s.param([d.id])}::text[], ${s.param([d.currency])}::text[], ${s.param([d.available.toString()])}::bigint[], ${s.param([d.held.toString()])}::bigint[],
                      ${s.param([newId('Webhook')])}::text[], ${s.param([JSON.stringify(currencyOf(d.currency))])}::jsonb[]) AS d
-        WHERE a.id = d.id
-          AND ${checkedAfterKeyLookup(`a.platform_id = ${s.param(j.platformId)} AND a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}
+        WHERE a.platform_id = ${s.param(j.platformId)} AND a.id = d.id
+          AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}
           AND ${j.when}
         RETURNING a.*, d.event_id, d.currency_json`,
     );

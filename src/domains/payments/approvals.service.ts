@@ -17,7 +17,7 @@ function isAwaitingApproval(t: Transaction, now: Date, quoteExpiresAt: Date | nu
 
 async function approvalState(ctx: Ctx, id: string): Promise<Transaction> {
   const t = await getTransaction(ctx, id);
-  const quote = t.quoteId ? await ctx.db.quote.findUnique({ where: { id: t.quoteId }, select: { expiresAt: true } }) : null;
+  const quote = t.quoteId ? await ctx.db.quote.findFirst({ where: { id: t.quoteId }, select: { expiresAt: true } }) : null;
   if (!isAwaitingApproval(t, ctx.clock.now(), quote?.expiresAt ?? null)) throw notPendingApproval();
   return t;
 }
@@ -40,7 +40,7 @@ export async function approveTransaction(ctx: Ctx, id: string): Promise<Transact
   if (t.type === 'INCOMING') return approveIncoming(ctx, t); // hook:25c — REF's incoming-payment handshake
   const execution = await ctx.db
     .$transaction(async (tx) => {
-      const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+      const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
       if (fresh.pendingReason !== 'PLATFORM_APPROVAL') throw notPendingApproval();
       await settleActionOfTransaction(ctx, tx, fresh.id, 'approve'); // issue 26: its AgentAction follows
       return beginExecution(ctx, tx, fresh, { by: 'APPROVAL' });
@@ -61,7 +61,7 @@ export async function rejectTransaction(ctx: Ctx, id: string, reason?: string, a
   if (t.type === 'INCOMING') return rejectIncoming(ctx, t, reason ?? 'PLATFORM_REJECTED'); // hook:25c
   await ctx.db
     .$transaction(async (tx) => {
-      const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+      const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
       if (fresh.pendingReason !== 'PLATFORM_APPROVAL') throw notPendingApproval();
       await transitionTransaction(ctx, tx, fresh, 'reject', { failureReason: 'PLATFORM_REJECTED' }, reason ?? 'PLATFORM_REJECTED');
       await giveBackDailyUsage(ctx, tx, fresh);
@@ -93,7 +93,7 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason?: string): 
     .$transaction(async (tx) => {
       // Row lock: serialises with the settlement job's submission claim (settlement.service.ts).
       await tx.$queryRaw`SELECT id FROM transactions WHERE id = ${t.id} AND platform_id = ${ctx.platformId} FOR UPDATE`;
-      const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+      const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
       if (fresh.status === 'PROCESSING' && fresh.submittedAt && !fresh.railReference) throw notCancellable('being submitted to the rail; retry shortly');
       const failed = await transitionTransaction(ctx, tx, fresh, 'cancel', { failureReason: 'USER_CANCELLATION' }, reason ?? 'USER_CANCELLATION');
       if (fresh.status === 'PROCESSING') await startRefund(ctx, tx, failed, 'USER_CANCELLATION');

@@ -73,7 +73,7 @@ export async function receiveWithApproval(ctx: Ctx, row: IncomingRow, requested:
   const decided = decision.kind === 'APPROVE' ? approveIncoming(ctx, pending) : rejectIncoming(ctx, pending, decision.reason, decision.failureReason, true);
   return decided.catch(async (err) => {
     if ((err as { code?: string })?.code !== 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL') throw err;
-    return ctx.db.transaction.findUniqueOrThrow({ where: { id: row.id } });
+    return ctx.db.transaction.findFirstOrThrow({ where: { id: row.id } });
   });
 }
 
@@ -101,7 +101,7 @@ export async function approveIncoming(ctx: Ctx, t: Transaction): Promise<Transac
   let execution;
   try {
     execution = await ctx.db.$transaction(async (tx) => {
-      const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+      const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
       if (!awaitingDecision(ctx, fresh)) throw notPendingApproval();
       return beginExecution(ctx, tx, fresh, { by: 'INCOMING' });
     });
@@ -110,14 +110,14 @@ export async function approveIncoming(ctx: Ctx, t: Transaction): Promise<Transac
     mapRace(err);
   }
   await execution.afterCommit();
-  return ctx.db.transaction.findUniqueOrThrow({ where: { id: t.id } });
+  return ctx.db.transaction.findFirstOrThrow({ where: { id: t.id } });
 }
 
 /** The customer's account cannot receive (beginExecution's account check): the payment goes back, REFUNDED. */
 async function refundUndeliverable(ctx: Ctx, t: Transaction, why: string): Promise<Transaction> {
   return ctx.db
     .$transaction(async (tx) => {
-      const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+      const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
       return transitionTransaction(ctx, tx, fresh, 'refundIncoming', { failureReason: 'OFFRAMP_FAILED' }, why.slice(0, 500));
     })
     .catch(mapRace);
@@ -132,7 +132,7 @@ export async function rejectIncoming(ctx: Ctx, t: Transaction, reason: string, f
   if (!anyTime && !awaitingDecision(ctx, t)) throw notPendingApproval();
   return ctx.db
     .$transaction(async (tx) => {
-      const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+      const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
       if (fresh.status !== 'PENDING' || fresh.pendingReason !== INCOMING_APPROVAL || (!anyTime && !awaitingDecision(ctx, fresh))) throw notPendingApproval();
       return transitionTransaction(ctx, tx, fresh, 'rejectIncoming', failureReason ? { failureReason } : {}, reason);
     })

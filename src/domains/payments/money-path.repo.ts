@@ -452,7 +452,7 @@ export async function claimSubmissions(pool: pg.Pool, items: ReadonlyArray<{ pla
   const r = await query(
     pool,
     `UPDATE transactions t SET submitted_at = $1
-      WHERE t.id = ANY(${keysPlannedAsOne('$3::text[]')})
+      WHERE t.platform_id = ANY($2::text[]) AND t.id = ANY(${keysPlannedAsOne('$3::text[]')})
         AND ${checkedAfterKeyLookup(`t.platform_id = ($2::text[])[array_position($3::text[], t.id)] AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL' AND t.rail_reference IS NULL AND t.submitted_at IS NULL`)}
       RETURNING t.*`,
     [now, items.map((i) => i.platformId), items.map((i) => i.transactionId)],

@@ -32,7 +32,7 @@ export async function expireQuoteAuthorizations(deps: AppDeps): Promise<number> 
     await ctx.db
       .$transaction(async (tx) => {
         if (!(await expireQuoteChallenge(ctx, tx, c.id))) return;
-        const t = await tx.transaction.findUnique({ where: { quoteId: c.quoteId } });
+        const t = await tx.transaction.findFirst({ where: { quoteId: c.quoteId } });
         if (t?.status === 'PENDING_AUTHORIZATION') await transitionTransaction(ctx, tx, t, 'authorizationExpired', { failureReason: 'SCA_NOT_COMPLETED' }, 'SCA_NOT_COMPLETED');
       })
       .catch((err) => deps.logger.warn({ err, challengeId: c.id }, 'SCA challenge expiry failed'));

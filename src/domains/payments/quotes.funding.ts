@@ -36,7 +36,7 @@ export async function resolveRealtimeSource(ctx: Ctx, body: CreateQuoteBody): Pr
   const customerId = s.customerId ?? ctx.agent?.customerId ?? null;
   let platformCustomerId: string | null = null;
   if (customerId) {
-    const customer = await ctx.db.customer.findUnique({ where: { id: customerId } });
+    const customer = await ctx.db.customer.findFirst({ where: { id: customerId } });
     if (!customer || customer.isDeleted || !visibleToCaller(ctx, customer.id)) throw new NotFoundError('USER_NOT_FOUND', 'Customer not found.');
     if (customer.status !== 'APPROVED') throw new ForbiddenError('USER_NOT_READY', `The customer's verification status is ${customer.status}; money movement needs APPROVED.`);
     platformCustomerId = customer.platformCustomerId;

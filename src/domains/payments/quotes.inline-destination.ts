@@ -48,7 +48,7 @@ export async function createQuoteFromRequest(ctx: Ctx, raw: unknown): Promise<Qu
 async function registerAccount(ctx: Ctx, rest: Record<string, unknown>, details: Record<string, unknown>): Promise<{ accountId: string; created: boolean }> {
   const source = rest.source as { accountId?: string; customerId?: string } | undefined;
   let customerId = (details.customerId as string | undefined) ?? source?.customerId;
-  if (!customerId && source?.accountId) customerId = (await ctx.db.internalAccount.findUnique({ where: { id: source.accountId } }))?.customerId ?? undefined;
+  if (!customerId && source?.accountId) customerId = (await ctx.db.internalAccount.findFirst({ where: { id: source.accountId } }))?.customerId ?? undefined;
   const scope = customerId ? 'customers' : 'platform';
   try {
     const account = await createExternalAccount(ctx, scope, { ...details, ...(customerId ? { customerId } : {}) });

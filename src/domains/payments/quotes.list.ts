@@ -47,7 +47,7 @@ export async function listQuotes(ctx: Ctx, query: ListQuotesQuery): Promise<Page
     and.push({ customerId: { in: senders.map((c) => c.id) } });
   }
   if (after && byTime && !after.at) {
-    const row = await ctx.db.quote.findUnique({ where: { id: after.id }, select: { createdAt: true } });
+    const row = await ctx.db.quote.findFirst({ where: { id: after.id }, select: { createdAt: true } });
     if (row) after.at = row.createdAt;
   }
   and.push(afterKeyset(after, 'desc', byTime) as Prisma.QuoteWhereInput);

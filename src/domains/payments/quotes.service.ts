@@ -61,7 +61,7 @@ async function resolveDestination(ctx: Ctx, body: CreateQuoteBody, source: Inter
   const d = body.destination;
   if (d.destinationType === 'UMA_ADDRESS') return resolveUmaDestination(ctx, body, source);
   if (d.accountId.startsWith('InternalAccount:')) {
-    const target = await ctx.db.internalAccount.findUnique({ where: { id: d.accountId } });
+    const target = await ctx.db.internalAccount.findFirst({ where: { id: d.accountId } });
     if (!target) throw new NotFoundError('NOT_FOUND', 'Destination account not found.');
     assertDestinationVisible(ctx, target.customerId);
     if (target.id === source.id) throw new BadRequestError('SELF_PAYMENT', 'The source and destination are the same account.', { errors: [{ field: 'destination.accountId', message: 'Same as the source.' }] });
@@ -269,7 +269,7 @@ async function persistQuote(ctx: Ctx, body: CreateQuoteBody, parties: Parties, p
     let afterCommit: (() => Promise<void>) | undefined;
     if (sca) afterCommit = await requireQuoteAuthorization(ctx, tx, t);
     else if (body.immediatelyExecute) afterCommit = (await beginExecution(ctx, tx, t, { by: 'EXECUTE', agent: ctx.agent, agentAmount: priced.agentAmount })).afterCommit;
-    return { quote: await tx.quote.findUniqueOrThrow({ where: { id: terms.quoteId } }), afterCommit };
+    return { quote: await tx.quote.findFirstOrThrow({ where: { id: terms.quoteId } }), afterCommit };
   }));
   if (created.afterCommit) await created.afterCommit();
   return created.quote;
@@ -359,8 +359,8 @@ async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: Age
     if (moved.count !== 1) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
     await tx.quote.updateMany({ where: { id: t.quoteId! }, data: { expiresAt: new Date(now.getTime() + ctx.config.AGENT_APPROVAL_WINDOW_SECONDS * 1000), updatedAt: now } });
     // Announced as a PENDING transaction carrying pendingReason PLATFORM_APPROVAL.
-    await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(await tx.transaction.findUniqueOrThrow({ where: { id: t.id } })));
-    await announcePendingAction(tx, admitted.action, t.platformCustomerId, quoteResource(await tx.quote.findUniqueOrThrow({ where: { id: t.quoteId! } }))); // issue 26
+    await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(await tx.transaction.findFirstOrThrow({ where: { id: t.id } })));
+    await announcePendingAction(tx, admitted.action, t.platformCustomerId, quoteResource(await tx.quote.findFirstOrThrow({ where: { id: t.quoteId! } }))); // issue 26
     return 'AWAITING_APPROVAL';
   }
   await startPaymentIn(ctx, tx, t, { event: 'execute', hold: true, set: agentFields });
@@ -412,7 +412,7 @@ export async function beginExecution(ctx: Ctx, tx: TenantTx, t: Transaction, tri
 
 /** Errors: 404 QUOTE_NOT_FOUND (also another platform's quote, and for an agent another customer's). */
 export async function getQuote(ctx: Ctx, id: string): Promise<Quote> {
-  const q = await ctx.db.quote.findUnique({ where: { id } });
+  const q = await ctx.db.quote.findFirst({ where: { id } });
   if (!q || !visibleToCaller(ctx, q.customerId)) throw new NotFoundError('QUOTE_NOT_FOUND', 'Quote not found.');
   return q;
 }
@@ -444,7 +444,7 @@ export async function executeQuote(ctx: Ctx, id: string, walletSignature: Signat
   if (!sca && !ctx.agent) return withinDailyVolume(ctx, volume, () => executePrefunded(ctx, quote)); // hook:25b
   const outcome = await withinDailyVolume(ctx, volume, () => ctx.db // hook:25b
     .$transaction(async (tx) => {
-      const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
+      const t = await tx.transaction.findFirstOrThrow({ where: { id: quote.transactionId } });
       if (t.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${t.status}; only a PENDING quote can be executed.`, { status: t.status });
       if (t.pendingReason) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was executed and waits for the platform\'s approval.', { pendingReason: t.pendingReason });
       if (sca) return requireQuoteAuthorization(ctx, tx, t);
@@ -469,7 +469,7 @@ export async function authorizeQuote(ctx: Ctx, id: string, code: string): Promis
   const quote = await getQuote(ctx, id);
   const verified = await verifyQuoteChallenge(ctx, quote, code);
   const execution = await ctx.db.$transaction(async (tx) => {
-    const t = await tx.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
+    const t = await tx.transaction.findFirstOrThrow({ where: { id: quote.transactionId } });
     // The challenge is used up by the start's own statement, guarded before the hold.
     return beginExecution(ctx, tx, t, { by: 'AUTHORIZE', challenge: quoteChallengeConsumption(ctx, verified) });
   });
@@ -479,7 +479,7 @@ export async function authorizeQuote(ctx: Ctx, id: string, code: string): Promis
 
 /** A platform's execution of a prefunded quote: one statement (money-path.repo.ts). Errors as executeQuote. */
 async function executePrefunded(ctx: Ctx, quote: Quote): Promise<Quote> {
-  const t = await ctx.db.transaction.findUniqueOrThrow({ where: { id: quote.transactionId } });
+  const t = await ctx.db.transaction.findFirstOrThrow({ where: { id: quote.transactionId } });
   if (t.status !== 'PENDING') throw new ConflictError('QUOTE_NOT_PENDING', `The quote is ${t.status}; only a PENDING quote can be executed.`, { status: t.status });
   if (t.pendingReason) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was executed and waits for the platform\'s approval.', { pendingReason: t.pendingReason });
   noteIdempotentResource(ctx, quote.id);

@@ -47,7 +47,7 @@ export function payoutRequest(t: Transaction, destination: { accountType: string
 }
 
 async function load(ctx: Ctx, id: string): Promise<Transaction | null> {
-  return ctx.db.transaction.findUnique({ where: { id } });
+  return ctx.db.transaction.findFirst({ where: { id } });
 }
 export { load as loadTransaction };
 
@@ -67,7 +67,7 @@ async function complete(ctx: Ctx, t: Transaction): Promise<void> {
 /** Marks a processing payment FAILED and starts its refund, once. */
 async function fail(ctx: Ctx, t: Transaction, failureReason: string): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
     if (fresh.status !== 'PROCESSING') return;
     const failed = await transitionTransaction(ctx, tx, fresh, 'fail', { failureReason }, failureReason);
     await startRefund(ctx, tx, failed, refundReasonFor(failureReason));
@@ -77,7 +77,7 @@ async function fail(ctx: Ctx, t: Transaction, failureReason: string): Promise<vo
 /** A completed payment came back from the bank: FAILED (PAYOUT_RETURNED) and refund, once. */
 async function bankReturn(ctx: Ctx, t: Transaction): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+    const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
     if (fresh.status !== 'COMPLETED') return;
     const failed = await transitionTransaction(ctx, tx, fresh, 'bankReturn', { failureReason: 'PAYOUT_RETURNED' }, 'PAYOUT_RETURNED');
     await startRefund(ctx, tx, failed, 'TRANSACTION_FAILED');
@@ -262,7 +262,7 @@ export async function refundPayment(deps: AppDeps, platformId: string, transacti
   if (!ok) {
     // Funds stay where they are (held, or with the rail) for an operator to resolve.
     await ctx.db.$transaction(async (tx) => {
-      const fresh = await tx.transaction.findUniqueOrThrow({ where: { id: t.id } });
+      const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
       if (fresh.refundStatus === 'PENDING') await transitionRefund(ctx, tx, fresh, 'fail');
     });
     return;

@@ -8,7 +8,7 @@ import type { StoredUmaPayment } from './quotes.destinations.js';
  * failure and refund, events.
  */
 export async function umaPayoutDestination(ctx: Ctx, t: Transaction): Promise<{ accountType: string; accountInfo: Record<string, unknown> }> {
-  const quote = t.quoteId ? await ctx.db.quote.findUnique({ where: { id: t.quoteId } }) : null;
+  const quote = t.quoteId ? await ctx.db.quote.findFirst({ where: { id: t.quoteId } }) : null;
   const uma = quote?.umaPayment as StoredUmaPayment | null | undefined;
   if (!uma) return { accountType: 'UNKNOWN', accountInfo: {} };
   return { accountType: 'LIGHTNING', accountInfo: { invoice: uma.invoice, umaAddress: uma.receiverUmaAddress } };

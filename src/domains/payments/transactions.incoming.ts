@@ -92,7 +92,7 @@ export async function receiveIncomingPayment(ctx: Ctx, p: IncomingPayment): Prom
       });
       await recordEvent(tx, 'INCOMING_PAYMENT.PENDING', transactionResource(created));
       const execution = await beginExecution(ctx, tx, created, { by: 'INCOMING' });
-      return { t: await tx.transaction.findUniqueOrThrow({ where: { id } }), execution };
+      return { t: await tx.transaction.findFirstOrThrow({ where: { id } }), execution };
     });
     await execution.afterCommit();
     return t;

@@ -122,7 +122,7 @@ async function moveSchedule(deps: AppDeps, id: string, from: Date | null, to: Da
  */
 async function scheduleNext(deps: AppDeps, data: PaymentJob, outcome: StepOutcome, token: number | undefined): Promise<void> {
   if (outcome.next === 'SKIP') return;
-  const row = await deps.prisma.transaction.findUnique({ where: { id: data.transactionId }, select: { status: true, reconcileAfter: true, settledAt: true, paymentRail: true } });
+  const row = await deps.prisma.transaction.findUnique({ where: { platformId_id: { platformId: data.platformId, id: data.transactionId } }, select: { status: true, reconcileAfter: true, settledAt: true, paymentRail: true } });
   if (!row) return;
   const from = token !== undefined ? new Date(token) : row.reconcileAfter;
   const now = deps.clock.now();
@@ -266,8 +266,8 @@ export async function claimDuePayments(deps: AppDeps, now: Date): Promise<Array<
   const watchedSince = new Date(now.getTime() - deps.config.PAYMENT_RETURN_WINDOW_MS);
   const due = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string; reconcile_after: Date }>>`
     UPDATE "transactions" SET "reconcile_after" = ${next}
-     WHERE "id" IN (
-       SELECT "id" FROM "transactions"
+     WHERE ("platform_id", "id") IN (
+       SELECT "platform_id", "id" FROM "transactions"
         WHERE "rail_reference" IS NOT NULL AND "destination_kind" <> 'INTERNAL'
           AND (("status" = 'PROCESSING' AND ("reconcile_after" IS NULL OR "reconcile_after" <= ${now}))
             OR ("status" = 'COMPLETED' AND "reconcile_after" <= ${now} AND "settled_at" > ${watchedSince}))

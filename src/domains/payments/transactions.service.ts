@@ -113,14 +113,14 @@ export async function listTransactions(ctx: Ctx, query: ListTransactionsQuery): 
 /** A cursor of a list by time that lacks the row's createdAt (an id-only cursor): read it once. */
 async function keysetOf(ctx: Ctx, k: Keyset | undefined, byTime: boolean): Promise<Keyset | undefined> {
   if (!k || !byTime || k.at) return k;
-  const row = await ctx.db.transaction.findUnique({ where: { id: k.id }, select: { createdAt: true } });
+  const row = await ctx.db.transaction.findFirst({ where: { id: k.id }, select: { createdAt: true } });
   return row ? { id: k.id, at: row.createdAt } : k;
 }
 
 /** A PENDING quote whose `expiresAt` passed: quote and transaction become EXPIRED (terminal). */
 export async function expireQuote(ctx: Ctx, quoteId: string): Promise<void> {
   await ctx.db.$transaction(async (tx) => {
-    const t = await tx.transaction.findUnique({ where: { quoteId } });
+    const t = await tx.transaction.findFirst({ where: { quoteId } });
     if (!t || t.status !== 'PENDING') return;
     await transitionTransaction(ctx, tx, t, 'expire', { failureReason: 'QUOTE_EXPIRED' }, 'QUOTE_EXPIRED');
     // Issue 26: an agent payment that expired waiting for approval gives back what it counted; its AgentAction fails.

@@ -7,6 +7,7 @@ import { BankLinkError, type LinkedBankAccount } from '../../adapters/bank-link/
 import { getActiveCustomer } from '../customers/index.js';
 import { createExternalAccount, deleteExternalAccount, getExternalAccount, type ExternalAccountRecord } from '../external-accounts/index.js';
 import { bankLinkLifecycle } from './plaid.model.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 const bankLinkStatus = statusColumn(bankLinkLifecycle, 'bank_links', 'status');
 
@@ -91,7 +92,7 @@ function accountBody(customer: Customer, a: LinkedBankAccount) {
  */
 export async function submitPublicToken(ctx: Ctx, linkToken: string, body: { publicToken: string; accountId?: string }): Promise<ExternalAccountRecord> {
   const adapter = bankLinkOf(ctx);
-  const link = await ctx.db.bankLink.findUnique({ where: { linkToken } });
+  const link = await ctx.db.bankLink.findUnique({ where: { platformId_linkToken: { platformId: ctx.platformId, linkToken } } });
   if (!link) throw linkNotFound();
   if (link.status === 'COMPLETED' && link.externalAccountId) return getExternalAccount(ctx, 'customers', link.externalAccountId);
   if (link.expiresAt <= ctx.clock.now()) throw new BadRequestError('LINK_TOKEN_EXPIRED', 'The link token expired; create a new one.', { expiresAt: link.expiresAt.toISOString() });
@@ -103,13 +104,14 @@ export async function submitPublicToken(ctx: Ctx, linkToken: string, body: { pub
   if (won) return account;
   // A concurrent submission completed the link first: keep its account only.
   await deleteExternalAccount(ctx, 'customers', account.id);
-  const winner = await ctx.db.bankLink.findUniqueOrThrow({ where: { id: link.id } });
+  const winner = await ctx.db.bankLink.findFirstOrThrow({ where: { id: link.id } });
   return getExternalAccount(ctx, 'customers', winner.externalAccountId!);
 }
 
 /** The sandbox link page's check: a PENDING, unexpired link of any platform (the token is the proof). */
 export async function pendingSandboxLink(deps: AppDeps, linkToken: string): Promise<BankLink | undefined> {
-  const link = await deps.prisma.bankLink.findUnique({ where: { linkToken } });
+  const platformId = await platformOfLookup(deps.prisma, 'BANK_LINK_TOKEN', linkToken);
+  const link = platformId ? await deps.prisma.bankLink.findUnique({ where: { platformId_linkToken: { platformId, linkToken } } }) : null;
   if (!link || link.provider !== 'sandbox' || link.status !== 'PENDING' || link.expiresAt <= deps.clock.now()) return undefined;
   return link;
 }

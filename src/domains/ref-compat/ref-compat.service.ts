@@ -99,7 +99,7 @@ export async function sandboxUmaReceive(ctx: Ctx, body: { senderUmaAddress: stri
 export async function lookupExternalAccount(ctx: Ctx, accountId: string, q: { customerId?: string; senderUmaAddress?: string }) {
   const customerId = ctx.agent ? (q.customerId ?? ctx.agent.customerId) : q.customerId;
   let sender: Customer | null = null;
-  if (customerId) sender = await ctx.db.customer.findUnique({ where: { id: customerId } });
+  if (customerId) sender = await ctx.db.customer.findFirst({ where: { id: customerId } });
   else if (q.senderUmaAddress) sender = await ctx.db.customer.findFirst({ where: { umaAddress: normalizeUmaAddress(q.senderUmaAddress) ?? q.senderUmaAddress } });
   else throw new ValidationError([{ field: 'customerId', message: 'customerId or senderUmaAddress is required.' }]);
   if (!sender || sender.isDeleted || !visibleToCaller(ctx, sender.id)) throw userNotFound();
@@ -172,7 +172,7 @@ export async function transferIn(ctx: Ctx, body: Omit<TransferBody, 'amount'> & 
   if (external.customerId !== internal.customerId) throw new ValidationError([{ field: 'source.accountId', message: 'The external account belongs to another owner than the internal account.' }]);
   if (external.currency !== internal.currency) throw new ValidationError([{ field: 'destination.accountId', message: `A transfer moves one currency: the source holds ${external.currency}, the destination ${internal.currency}.` }]);
   if (ctx.config.SVC_ENV !== 'sandbox') throw new NotImplementedError('No payment rail of this deployment can pull from an external account; ask the payer to send to the internal account\'s payment instructions.');
-  const customer = internal.customerId ? await ctx.db.customer.findUnique({ where: { id: internal.customerId } }) : null;
+  const customer = internal.customerId ? await ctx.db.customer.findFirst({ where: { id: internal.customerId } }) : null;
   const amount = BigInt(body.amount);
   const id = newId('Transaction');
   const now = ctx.clock.now();

@@ -31,7 +31,7 @@ export interface QuoteChallengeRequest {
  * commit (sending the SMS code: never inside a transaction).
  */
 export async function openQuoteChallenge(ctx: Ctx, tx: TenantTx, r: QuoteChallengeRequest): Promise<() => Promise<void>> {
-  const customer = await tx.customer.findUniqueOrThrow({ where: { id: r.customerId } });
+  const customer = await tx.customer.findFirstOrThrow({ where: { id: r.customerId } });
   const totp = await activeTotp(ctx, customer.id);
   const availableFactors: Array<'SMS_OTP' | 'TOTP'> = [...(customer.phoneNumber || !totp ? ['SMS_OTP' as const] : []), ...(totp ? ['TOTP' as const] : [])];
   const { row, code } = await insertChallenge(ctx, tx, customer.id, { purpose: r.purpose, quoteId: r.quoteId, availableFactors });
@@ -47,7 +47,7 @@ export async function quoteScaChallenge(ctx: Ctx, quote: Quote): Promise<ScaChal
 
 /** Errors shared by authorize and resend: 409 CONFLICT (not an SCA customer, nothing to authorize), 409 SCA_SESSION_REQUIRED. */
 async function quoteAwaitingAuthorization(ctx: Ctx, quote: Quote) {
-  const customer = quote.customerId ? await ctx.db.customer.findUnique({ where: { id: quote.customerId } }) : null;
+  const customer = quote.customerId ? await ctx.db.customer.findFirst({ where: { id: quote.customerId } }) : null;
   if (!customer || !(await scaApplies(ctx, customer))) throw new ConflictError('CONFLICT', 'The quote is not a payment of a customer under strong customer authentication.');
   await requireScaSession(ctx, customer);
   if (quote.status !== 'PENDING_AUTHORIZATION') throw new ConflictError('CONFLICT', `The quote is ${quote.status}; nothing awaits authorization.`, { status: quote.status });

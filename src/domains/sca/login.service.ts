@@ -78,7 +78,7 @@ export const scaSessionRequired = (customerId: string) =>
  */
 export async function requireScaSession(ctx: Ctx, customer: Customer | string | null): Promise<boolean> {
   if (!customer) return false;
-  const c = typeof customer === 'string' ? await ctx.db.customer.findUnique({ where: { id: customer } }) : customer;
+  const c = typeof customer === 'string' ? await ctx.db.customer.findFirst({ where: { id: customer } }) : customer;
   if (!c || !(await scaApplies(ctx, c))) return false;
   if (!(await hasLiveSession(ctx, c.id))) throw scaSessionRequired(c.id);
   return true;

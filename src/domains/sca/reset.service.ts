@@ -14,6 +14,7 @@ import { OPEN_RESET_STATUSES, resetLifecycle, type ResetEvent, type ResetFactor,
 import { enqueueResetLivenessOutcome, RESET_JOB_OPTIONS, resetOutcomeJobId, SCA_QUEUE, type ResetLivenessOutcomeJob } from './sca.queue.js';
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 /**
  * SCA factor reset (spec "SCA factor reset"; decisions A15, B§6.5): liveness proves the person, then
@@ -52,7 +53,7 @@ export interface ResetStart {
 
 /**
  * POST /sca/factors/reset (201). The limit (SCA_RESET_MAX_PER_DAY, spec 5 per 24 hours) counts the reset rows
- * themselves, under a per-customer advisory lock, so it holds across processes and restarts.
+ * themselves, under a lock of the customer's row, so it holds across processes and restarts.
  * Errors: 404, 409 (outside SCA), 410, 429 RATE_LIMITED with Retry-After, 501 (no liveness provider).
  */
 export async function startReset(ctx: Ctx, customerId: string, input: { factor: ResetFactor; endUserIpAddress: string }): Promise<ResetStart> {
@@ -69,7 +70,8 @@ export async function startReset(ctx: Ctx, customerId: string, input: { factor: 
   // The provider is called before the transaction, never inside it (house style: adapters).
   const session = await adapter.startSession({ reference: resetId, token, expiresAt });
   await ctx.db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`sca-reset:${ctx.platformId}:${customerId}`}))`;
+    // The customer's row, locked (issue 29: a row lock, not an advisory lock, stays on the platform's shard).
+    await tx.$queryRaw`SELECT 1 FROM customers WHERE platform_id = ${ctx.platformId} AND id = ${customerId} FOR NO KEY UPDATE`;
     const late = await retryAfterSeconds(tx, ctx, customerId);
     if (late !== null) throw rateLimited(late, ctx.config.SCA_RESET_MAX_PER_DAY);
     await tx.scaFactorReset.create({
@@ -81,7 +83,7 @@ export async function startReset(ctx: Ctx, customerId: string, input: { factor: 
 
 async function findReset(ctx: Ctx, customerId: string, resetId: string): Promise<ScaFactorReset> {
   await getScaCustomer(ctx, customerId);
-  const r = await ctx.db.scaFactorReset.findUnique({ where: { id: resetId } });
+  const r = await ctx.db.scaFactorReset.findFirst({ where: { id: resetId } });
   if (!r || r.customerId !== customerId) throw new NotFoundError('NOT_FOUND', 'Factor reset not found.');
   return r;
 }
@@ -148,7 +150,9 @@ export async function completeReset(ctx: Ctx, customerId: string, resetId: strin
 // ------------------------------------------------------------------------------------------ liveness
 
 async function findOpenSession(deps: AppDeps, token: string): Promise<ScaFactorReset | null> {
-  const r = await deps.prisma.scaFactorReset.findUnique({ where: { tokenHash: sha256Hex(token) } });
+  const tokenHash = sha256Hex(token);
+  const platformId = await platformOfLookup(deps.prisma, 'SCA_RESET_TOKEN', tokenHash);
+  const r = platformId ? await deps.prisma.scaFactorReset.findUnique({ where: { platformId_tokenHash: { platformId, tokenHash } } }) : null;
   if (!r || r.status !== 'INITIATED' || r.expiresAt.getTime() <= deps.clock.now().getTime()) return null;
   return r;
 }
@@ -205,7 +209,7 @@ export async function sweepResetReviews(deps: AppDeps): Promise<number> {
 /** Worker: PENDING_REVIEW → LIVENESS_PASSED or REJECTED. Idempotent (a repeated job finds the reset moved). */
 export async function applyResetLivenessOutcome(deps: AppDeps, platformId: string, resetId: string, outcome: LivenessOutcome): Promise<'DONE' | 'SKIPPED'> {
   const ctx = ctxFor(deps, platformId);
-  const r = await ctx.db.scaFactorReset.findUnique({ where: { id: resetId } });
+  const r = await ctx.db.scaFactorReset.findFirst({ where: { id: resetId } });
   if (!r || r.status !== 'PENDING_REVIEW') return 'SKIPPED';
   await transitionReset(ctx, ctx.db, r, outcome === 'PASSED' ? 'livenessPassed' : 'livenessFailed');
   return 'DONE';

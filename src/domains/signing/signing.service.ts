@@ -135,7 +135,7 @@ export async function verifySignedRetry(ctx: Ctx, target: SignedTarget, headers:
     if (err instanceof MalformedStampError) throw unauthorized('WALLET_SIGNATURE_MALFORMED', 'The wallet signature header is not a valid stamp (base64url JSON {publicKey, scheme, signature}).');
     throw err;
   }
-  const challenge = await ctx.db.signedRequest.findUnique({ where: { id: headers.requestId! } });
+  const challenge = await ctx.db.signedRequest.findFirst({ where: { id: headers.requestId! } });
   if (!challenge || challenge.resourceId !== target.resourceId || challenge.action !== target.action || challenge.customerId !== target.customerId) {
     throw unauthorized('WALLET_SIGNATURE_INVALID', 'Request-Id names no pending challenge of this request.', 'CHALLENGE_UNKNOWN');
   }

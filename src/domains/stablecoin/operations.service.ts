@@ -15,6 +15,7 @@ import { insertOperation, moveOperation, operationNotFound } from './issuance.re
 import type { CreateBurnBody, CreateMintBody, ListOperationsQuery } from './issuance.schemas.js';
 import { assertUsable, getProviderAccount, issuerAccountOf, issuerFailure, issuerOf } from './provider-accounts.service.js';
 import { getStablecoin } from './stablecoins.service.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 
 /** What a mint or burn needs before the provider is asked: the token, its link, the fiat amount. */
@@ -160,7 +161,7 @@ export async function applyResult(ctx: Ctx, tx: TenantTx | Ctx['db'], op: Stable
 
 /** Errors: 404 NOT_FOUND (also another platform's). */
 export async function getOperation(ctx: Ctx, id: string): Promise<StablecoinOperation> {
-  const op = await ctx.db.stablecoinOperation.findUnique({ where: { id } });
+  const op = await ctx.db.stablecoinOperation.findFirst({ where: { id } });
   if (!op) throw operationNotFound();
   return op;
 }
@@ -184,10 +185,10 @@ export async function listOperations(ctx: Ctx, stablecoinId: string, q: ListOper
  */
 export async function refreshOperation(deps: AppDeps, platformId: string, opId: string): Promise<boolean> {
   const ctx = ctxFor(deps, platformId);
-  const op = await ctx.db.stablecoinOperation.findUnique({ where: { id: opId } });
+  const op = await ctx.db.stablecoinOperation.findFirst({ where: { id: opId } });
   if (!op || !op.providerOperationId || ['COMPLETED', 'FAILED', 'EXPIRED'].includes(op.status)) return false;
   if (op.status === 'PENDING_FUNDING' && op.expiresAt && op.expiresAt <= deps.clock.now()) return (await moveOperation(ctx, ctx.db, op, 'expire', { nextCheckAt: null }, true)) !== null;
-  const link = await ctx.db.stablecoinProviderAccount.findUnique({ where: { id: op.stablecoinProviderAccountId } });
+  const link = await ctx.db.stablecoinProviderAccount.findFirst({ where: { id: op.stablecoinProviderAccountId } });
   if (!link || !deps.adapters.stablecoinIssuer) return false;
   let result: IssuerOperationResult;
   try {
@@ -205,7 +206,8 @@ export async function refreshOperation(deps: AppDeps, platformId: string, opId: 
  * provider's id, whichever platform it belongs to, and reads it again like the reconciliation job does.
  */
 export async function receiveIssuerReport(deps: AppDeps, provider: string, reference: string): Promise<'ACCEPTED' | 'UNKNOWN_OPERATION'> {
-  const op = await deps.prisma.stablecoinOperation.findFirst({ where: { provider, providerOperationId: reference }, select: { id: true, platformId: true } });
+  const platformId = await platformOfLookup(deps.prisma, 'STABLECOIN_PROVIDER_OPERATION', provider, reference);
+  const op = platformId ? await deps.prisma.stablecoinOperation.findUnique({ where: { platformId_provider_providerOperationId: { platformId, provider, providerOperationId: reference } }, select: { id: true, platformId: true } }) : null;
   if (!op) return 'UNKNOWN_OPERATION';
   await refreshOperation(deps, op.platformId, op.id);
   return 'ACCEPTED';

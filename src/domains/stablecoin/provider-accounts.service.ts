@@ -117,7 +117,7 @@ export async function linkProviderAccount(ctx: Ctx, body: LinkProviderAccountBod
 
 /** Errors: 404 STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND (also another platform's). */
 export async function getProviderAccount(ctx: Ctx, id: string): Promise<StablecoinProviderAccount> {
-  const link = await ctx.db.stablecoinProviderAccount.findUnique({ where: { id } });
+  const link = await ctx.db.stablecoinProviderAccount.findFirst({ where: { id } });
   if (!link) throw providerAccountNotFound();
   return link;
 }

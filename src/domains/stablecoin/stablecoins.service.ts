@@ -54,7 +54,7 @@ export async function registerStablecoin(ctx: Ctx, body: RegisterStablecoinBody)
 
 /** Errors: 404 NOT_FOUND (also another platform's). */
 export async function getStablecoin(ctx: Ctx, id: string): Promise<Stablecoin> {
-  const s = await ctx.db.stablecoin.findUnique({ where: { id } });
+  const s = await ctx.db.stablecoin.findFirst({ where: { id } });
   if (!s) throw stablecoinNotFound();
   return s;
 }

@@ -81,7 +81,7 @@ export async function deleteToken(ctx: Ctx, tokenId: string): Promise<void> {
       }
     }
     const now = ctx.clock.now();
-    await tx.platformCredential.update({ where: { id: tokenId }, data: { revokedAt: now, updatedAt: now } });
+    await tx.platformCredential.update({ where: { platformId_id: { platformId: ctx.platformId, id: tokenId } }, data: { revokedAt: now, updatedAt: now } });
     return row.clientId;
   });
   await forgetCredential({ redis: ctx.redis, redisPrefix: ctx.config.REDIS_PREFIX, bus: ctx.bus }, clientId);

@@ -27,7 +27,7 @@ async function resolveSender(ctx: Ctx, q: { customerId?: string; senderUmaAddres
   const customerId = ctx.agent ? (q.customerId ?? ctx.agent.customerId) : q.customerId;
   let customer;
   if (customerId) {
-    customer = await ctx.db.customer.findUnique({ where: { id: customerId } });
+    customer = await ctx.db.customer.findFirst({ where: { id: customerId } });
   } else if (q.senderUmaAddress) {
     const address = normalizeUmaAddress(q.senderUmaAddress);
     if (!address) throw invalidAddress('senderUmaAddress');
@@ -106,7 +106,7 @@ export async function lookupReceiver(ctx: Ctx, q: { umaAddress: string; customer
 
 /** A lookup a quote may still use. Errors: 404 LOOKUP_REQUEST_NOT_FOUND (unknown, expired, another customer's). */
 export async function getUsableLookup(ctx: Ctx, id: string, customerId: string | null): Promise<UmaLookup & { currencies: StoredUmaCurrency[]; payerData: PayerDataRequirement[] }> {
-  const l = await ctx.db.umaLookup.findUnique({ where: { id } });
+  const l = await ctx.db.umaLookup.findFirst({ where: { id } });
   if (!l || l.expiresAt <= ctx.clock.now() || (customerId !== null && l.customerId !== customerId) || !visibleToCaller(ctx, l.customerId)) {
     throw new NotFoundError('LOOKUP_REQUEST_NOT_FOUND', 'The lookup does not exist or has expired; look the receiver up again.');
   }

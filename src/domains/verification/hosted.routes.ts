@@ -7,6 +7,7 @@ import type { Customer, KycLink } from '../../generated/prisma/client.js';
 import { isCalendarDate, isCountryCode, hashLinkToken } from '../customers/index.js';
 import { completeHostedFlow, HostedFlowError } from './hosted.service.js';
 import { enqueueDecision } from './verification.jobs.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 /** Hosted pages: no caching, no referrer (the token is in the URL), no framing by strangers' scripts. */
 function sendPage(reply: FastifyReply, status: number, html: string) {
@@ -62,11 +63,13 @@ export function validateHostedForm(type: string, form: Record<string, string>): 
 type LinkState = { ok: true; link: KycLink; customer: Customer } | { ok: false; status: number; title: string; message: string };
 
 async function linkState(deps: AppDeps, token: string): Promise<LinkState> {
-  const link = /^[A-Za-z0-9_-]{20,100}$/.test(token) ? await deps.prisma.kycLink.findUnique({ where: { tokenHash: hashLinkToken(token) } }) : null;
+  const tokenHash = /^[A-Za-z0-9_-]{20,100}$/.test(token) ? hashLinkToken(token) : null;
+  const platformId = tokenHash ? await platformOfLookup(deps.prisma, 'KYC_LINK_TOKEN', tokenHash) : null;
+  const link = tokenHash && platformId ? await deps.prisma.kycLink.findUnique({ where: { platformId_tokenHash: { platformId, tokenHash } } }) : null;
   if (!link) return { ok: false, status: 404, title: 'Link not found', message: 'This verification link does not exist. Ask for a new link.' };
   if (link.usedAt) return { ok: false, status: 410, title: 'Link already used', message: 'This verification link was already used. Ask for a new link if you need to verify again.' };
   if (link.expiresAt <= deps.clock.now()) return { ok: false, status: 410, title: 'Link expired', message: 'This verification link has expired. Ask for a new link.' };
-  const customer = await ctxFor(deps, link.platformId).db.customer.findUnique({ where: { id: link.customerId } });
+  const customer = await ctxFor(deps, link.platformId).db.customer.findFirst({ where: { id: link.customerId } });
   if (!customer || customer.isDeleted) return { ok: false, status: 410, title: 'Link no longer valid', message: 'This verification is no longer available.' };
   return { ok: true, link, customer };
 }

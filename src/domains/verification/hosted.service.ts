@@ -40,7 +40,7 @@ export async function completeHostedFlow(ctx: Ctx, link: KycLink, customer: Cust
     return await openCase(ctx, customer, 'IN_PROGRESS', [], 'HOSTED', async (tx, now) => {
       const used = await tx.kycLink.updateMany({ where: { id: link.id, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
       if (used.count !== 1) throw new HostedFlowError(410, 'Link already used', 'This verification link was already used.');
-      await tx.customer.update({ where: { id: customer.id }, data: { ...details, updatedAt: now } as Prisma.CustomerUncheckedUpdateInput });
+      await tx.customer.update({ where: { platformId_id: { platformId: customer.platformId, id: customer.id } }, data: { ...details, updatedAt: now } as Prisma.CustomerUncheckedUpdateInput });
     });
   } catch (err) {
     if (err instanceof HostedFlowError) throw err;

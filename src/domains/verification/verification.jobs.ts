@@ -39,9 +39,9 @@ class StillPending extends Error {}
  */
 export async function processDecision(deps: AppDeps, job: DecisionJob): Promise<string> {
   const ctx = ctxFor(deps, job.platformId);
-  const v = await ctx.db.verification.findUnique({ where: { id: job.verificationId } });
+  const v = await ctx.db.verification.findFirst({ where: { id: job.verificationId } });
   if (!v || !OPEN_STATUSES.includes(v.status as (typeof OPEN_STATUSES)[number])) return 'SKIPPED';
-  const customer = await ctx.db.customer.findUniqueOrThrow({ where: { id: v.customerId } });
+  const customer = await ctx.db.customer.findFirstOrThrow({ where: { id: v.customerId } });
   const owners = await ctx.db.beneficialOwner.findMany({ where: { customerId: customer.id } });
   const previousHolds = await ctx.db.statusChange.count({ where: { resourceId: customer.id, machine: 'customer', event: 'hold' } });
   const businessInfo = (customer.businessInfo ?? {}) as Record<string, unknown>;
@@ -60,7 +60,7 @@ export async function processDecision(deps: AppDeps, job: DecisionJob): Promise<
 
   let followUp: Verification | undefined;
   await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.customer.findUniqueOrThrow({ where: { id: customer.id } });
+    const fresh = await tx.customer.findFirstOrThrow({ where: { id: customer.id } });
     const customerPending = fresh.status === 'PENDING';
     switch (outcome.status) {
       case 'APPROVED':

@@ -30,7 +30,7 @@ export const verificationNotFound = () => new NotFoundError('NOT_FOUND', 'Verifi
 
 /** Errors: 404 NOT_FOUND (also another platform's verification). */
 export async function getVerification(ctx: Ctx, id: string): Promise<Verification> {
-  const v = await ctx.db.verification.findUnique({ where: { id } });
+  const v = await ctx.db.verification.findFirst({ where: { id } });
   if (!v) throw verificationNotFound();
   return v;
 }
@@ -119,7 +119,7 @@ export async function openCase(
       });
       await recordEvent(tx, `VERIFICATION.${status}`, verificationResource(v));
       if (status === 'IN_PROGRESS') {
-        const fresh = await tx.customer.findUniqueOrThrow({ where: { id: c.id } });
+        const fresh = await tx.customer.findFirstOrThrow({ where: { id: c.id } });
         if (fresh.status !== 'PENDING') await moveCustomerStatus(ctx, tx, fresh, 'submit');
         await moveOwners(ctx, tx, c.id, 'submit');
       }

@@ -45,7 +45,7 @@ async function assertCanAdd(ctx: Ctx, body: CreateCredentialBody, customer: { em
 
 /** The contact of the customer the wallet belongs to (read-only view of the customer row). */
 async function contactOf(ctx: Ctx, customerId: string) {
-  const c = await ctx.db.customer.findUnique({ where: { id: customerId }, select: { email: true, phoneNumber: true } });
+  const c = await ctx.db.customer.findFirst({ where: { id: customerId }, select: { email: true, phoneNumber: true } });
   return { email: c?.email ?? null, phone: c?.phoneNumber ?? null };
 }
 

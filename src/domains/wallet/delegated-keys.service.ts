@@ -26,7 +26,7 @@ async function move(ctx: Ctx, key: DelegatedKey, event: DelegatedKeyEvent): Prom
 
 /** The card as this domain needs it (a read of the cards table: cards depends on this domain, not back). */
 async function cardFundedBy(ctx: Ctx, cardId: string, accountId: string) {
-  const card = await ctx.db.card.findUnique({ where: { id: cardId }, select: { id: true, fundingSources: true, state: true } });
+  const card = await ctx.db.card.findFirst({ where: { id: cardId }, select: { id: true, fundingSources: true, state: true } });
   if (!card) throw new NotFoundError('NOT_FOUND', 'Card not found.');
   if (!card.fundingSources.includes(accountId)) throw new BadRequestError('FUNDING_SOURCE_INELIGIBLE', 'The embedded wallet is not a funding source of this card.');
   return card;
@@ -68,7 +68,7 @@ export async function listDelegatedKeys(ctx: Ctx, q: { accountId?: string; fundi
 }
 
 export async function getDelegatedKey(ctx: Ctx, id: string): Promise<DelegatedKey> {
-  const k = await ctx.db.delegatedKey.findUnique({ where: { id } });
+  const k = await ctx.db.delegatedKey.findFirst({ where: { id } });
   if (!k) throw new NotFoundError('NOT_FOUND', 'Delegated key not found.');
   return k;
 }

@@ -44,7 +44,7 @@ export async function listSessions(ctx: Ctx, accountId: string): Promise<AuthSes
 }
 
 async function getLiveSession(ctx: Ctx, id: string): Promise<AuthSession> {
-  const s = await ctx.db.authSession.findUnique({ where: { id } });
+  const s = await ctx.db.authSession.findFirst({ where: { id } });
   if (!s || s.revokedAt || s.expiresAt <= ctx.clock.now()) throw new NotFoundError('NOT_FOUND', 'Session not found or no longer active.');
   return s;
 }
@@ -66,13 +66,13 @@ export async function revokeSession(ctx: Ctx, id: string, headers: SignatureHead
  * device. Revoking only takes a way in away; it never moves money. Idempotent on an ended session. Errors: 404.
  */
 export async function revokeSessionAsPlatform(ctx: Ctx, id: string): Promise<AuthSession> {
-  const s = await ctx.db.authSession.findUnique({ where: { id } });
+  const s = await ctx.db.authSession.findFirst({ where: { id } });
   if (!s) throw new NotFoundError('NOT_FOUND', 'Session not found.');
   const w = await getWalletAccount(ctx, s.accountId);
   if (s.revokedAt) return s;
   await ctx.db.authSession.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: ctx.clock.now() } });
   await custodyFor(ctx).revokeSession({ scope: { platformId: ctx.platformId }, custodyRef: w.wallet.custodyRef, sessionId: id });
-  return ctx.db.authSession.findUniqueOrThrow({ where: { id } });
+  return ctx.db.authSession.findFirstOrThrow({ where: { id } });
 }
 
 /** POST /auth/sessions/{id}/refresh {clientPublicKey}: signed; a new session for the same credential (201). */
@@ -81,7 +81,7 @@ export async function refreshSession(ctx: Ctx, id: string, body: { clientPublicK
   sessionKeyOf(body.clientPublicKey);
   const w = await getWalletAccount(ctx, s.accountId);
   return signedWalletAction(ctx, w, { resourceId: id, action: 'POST /auth/sessions/{id}/refresh', body }, headers, async () => {
-    const credential = await ctx.db.authCredential.findUnique({ where: { id: s.credentialId } });
+    const credential = await ctx.db.authCredential.findFirst({ where: { id: s.credentialId } });
     if (!credential || credential.revokedAt) throw new NotFoundError('NOT_FOUND', 'The session\'s credential was revoked.');
     return { credential, session: await openSession(ctx, credential, body.clientPublicKey) };
   });

@@ -82,7 +82,7 @@ async function openOtp(ctx: Ctx, credential: AuthCredential, body: VerifyBody & 
 }
 
 async function completeOtp(ctx: Ctx, credential: AuthCredential, body: VerifyBody, headers: SignatureHeaders) {
-  const pending = headers.requestId ? await ctx.db.signedRequest.findUnique({ where: { id: headers.requestId } }) : null;
+  const pending = headers.requestId ? await ctx.db.signedRequest.findFirst({ where: { id: headers.requestId } }) : null;
   let boundKey = '';
   try {
     boundKey = pending ? String(JSON.parse(pending.payloadToSign).publicKey ?? '') : '';
@@ -105,7 +105,7 @@ async function verifyOauth(ctx: Ctx, credential: AuthCredential, body: { oidcTok
 async function verifyPasskey(ctx: Ctx, credential: AuthCredential, assertion: PasskeyAssertion, headers: SignatureHeaders) {
   await assertWithinLimits(ctx, credential.id, 'verify');
   if (!headers.requestId) throw authFailure('REQUEST_ID_MISSING', 'Echo the requestId of POST /auth/credentials/{id}/challenge in Request-Id.');
-  const c = await ctx.db.authChallenge.findUnique({ where: { id: headers.requestId } });
+  const c = await ctx.db.authChallenge.findFirst({ where: { id: headers.requestId } });
   if (!c || c.credentialId !== credential.id || c.kind !== 'PASSKEY') throw authFailure('CHALLENGE_UNKNOWN', 'Request-Id names no passkey challenge of this credential.');
   if (c.usedAt) throw authFailure('CHALLENGE_USED', 'The passkey challenge was already used.');
   if (c.expiresAt <= ctx.clock.now()) throw authFailure('CHALLENGE_EXPIRED', 'The passkey challenge expired.');

@@ -74,7 +74,7 @@ async function bookCredit(ctx: Ctx, w: WalletAccount, row: WalletIncomingCredit)
   if (!creditWriter) throw new Error('wallet credit writer not bound (src/modules.ts)');
   const c = withoutClaim(ctx);
   const clearing = systemAccount('DEPOSITS', row.currency, NETWORK);
-  const customer = w.account.customerId ? await c.db.customer.findUnique({ where: { id: w.account.customerId }, select: { platformCustomerId: true } }) : null;
+  const customer = w.account.customerId ? await c.db.customer.findFirst({ where: { id: w.account.customerId }, select: { platformCustomerId: true } }) : null;
   try {
     await creditWriter(c, {
       id: row.id, customerId: w.account.customerId, platformCustomerId: customer?.platformCustomerId ?? null,
@@ -89,7 +89,7 @@ async function bookCredit(ctx: Ctx, w: WalletAccount, row: WalletIncomingCredit)
     });
   } catch (err) {
     // Booked before (a retry after a lost answer, or a concurrent report): the transaction's key says so.
-    if (!(await c.db.transaction.findUnique({ where: { id: row.id }, select: { id: true } }))) throw err;
+    if (!(await c.db.transaction.findFirst({ where: { id: row.id }, select: { id: true } }))) throw err;
   }
   await c.db.walletIncomingCredit.updateMany({ where: { id: row.id, creditedAt: null }, data: { creditedAt: c.clock.now() } });
 }
@@ -107,7 +107,7 @@ export async function sweepWalletCredits(deps: AppDeps, batch = deps.config.WALL
   for (const r of claimed) {
     const ctx = ctxFor(deps, r.platform_id);
     try {
-      const row = await ctx.db.walletIncomingCredit.findUniqueOrThrow({ where: { id: r.id } });
+      const row = await ctx.db.walletIncomingCredit.findFirstOrThrow({ where: { id: r.id } });
       await bookCredit(ctx, await getWalletAccount(ctx, r.account_id), row);
     } catch (err) {
       ctx.logger.warn({ err, creditId: r.id }, 'wallet credit not booked; due again after the lease');

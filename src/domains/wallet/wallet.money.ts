@@ -52,8 +52,8 @@ export async function requireWalletStamp(ctx: Ctx, quote: { id: string; sourceAc
   const target = { customerId: quote.customerId, resourceId: quoteId, action: EXECUTE, body: {}, signers: walletSigners(ctx, account.id) };
   const verified = await verifySignedRetry(ctx, target, { ...headers, ...(requestId ? { requestId } : {}) });
   const stamp = parseWalletStamp(headers.signature!, ctx.config.SVC_ENV === 'sandbox');
-  const wallet = await ctx.db.embeddedWallet.findUniqueOrThrow({ where: { id: account.id } });
-  const row = await ctx.db.signedRequest.findUniqueOrThrow({ where: { id: verified } });
+  const wallet = await ctx.db.embeddedWallet.findFirstOrThrow({ where: { id: account.id } });
+  const row = await ctx.db.signedRequest.findFirstOrThrow({ where: { id: verified } });
   try {
     await custodyFor(ctx).signTransfer({
       scope: { platformId: ctx.platformId }, custodyRef: wallet.custodyRef, payload: row.payloadToSign, stamp,

@@ -51,7 +51,7 @@ export async function sweepOwedWallets(deps: AppDeps, batch = deps.config.WALLET
 async function provisionOwed(deps: AppDeps, row: OwedRow): Promise<void> {
   const ctx = ctxFor(deps, row.platform_id);
   try {
-    const customer = await ctx.db.customer.findUnique({ where: { id: row.customer_id }, select: { id: true, email: true, isDeleted: true } });
+    const customer = await ctx.db.customer.findFirst({ where: { id: row.customer_id }, select: { id: true, email: true, isDeleted: true } });
     if (customer && !customer.isDeleted) await openEmbeddedWallet(ctx, customer, row.id);
     await ctx.db.embeddedWalletProvision.updateMany({ where: { id: row.id }, data: { doneAt: ctx.clock.now(), lastError: null } });
   } catch (err) {

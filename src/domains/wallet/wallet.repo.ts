@@ -17,8 +17,8 @@ export interface WalletAccount {
 /** Errors: 404 NOT_FOUND (missing, another platform's, or not an EMBEDDED_WALLET account). */
 export async function getWalletAccount(ctx: Ctx, accountId: string): Promise<WalletAccount> {
   const [account, wallet] = await Promise.all([
-    ctx.db.internalAccount.findUnique({ where: { id: accountId } }),
-    ctx.db.embeddedWallet.findUnique({ where: { id: accountId } }),
+    ctx.db.internalAccount.findFirst({ where: { id: accountId } }),
+    ctx.db.embeddedWallet.findFirst({ where: { id: accountId } }),
   ]);
   if (!account || !wallet || account.type !== EMBEDDED_WALLET || !visibleToCaller(ctx, account.customerId)) {
     throw new NotFoundError('NOT_FOUND', 'Embedded wallet internal account not found.');
@@ -28,7 +28,7 @@ export async function getWalletAccount(ctx: Ctx, accountId: string): Promise<Wal
 
 /** Errors: 404 NOT_FOUND. */
 export async function getCredential(ctx: Ctx, id: string): Promise<AuthCredential> {
-  const c = await ctx.db.authCredential.findUnique({ where: { id } });
+  const c = await ctx.db.authCredential.findFirst({ where: { id } });
   if (!c || c.revokedAt || !visibleToCaller(ctx, c.customerId)) throw new NotFoundError('NOT_FOUND', 'Authentication credential not found.');
   return c;
 }

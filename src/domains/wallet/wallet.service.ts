@@ -103,7 +103,7 @@ export async function exportWallet(ctx: Ctx, accountId: string, body: { clientPu
 
 /** InternalAccount with REF's `privateEnabled` (and the wallet's address, informational). */
 export async function walletAccountResource(ctx: Ctx, accountId: string) {
-  const [account, wallet] = await Promise.all([getInternalAccount(ctx, accountId), ctx.db.embeddedWallet.findUnique({ where: { id: accountId } })]);
+  const [account, wallet] = await Promise.all([getInternalAccount(ctx, accountId), ctx.db.embeddedWallet.findFirst({ where: { id: accountId } })]);
   return { ...internalAccountResource(account), privateEnabled: wallet?.privateEnabled ?? false };
 }
 

@@ -79,7 +79,8 @@ export async function relayOutbox(deps: AppDeps): Promise<number> {
     const deliverableIds = deliverable.map((r) => r.id);
     const undeliverable = rows.filter((r) => !r.has_endpoint);
     if (deliverableIds.length > 0) {
-      await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, retry_window_started_at = ${now}, next_attempt_at = created_at WHERE id = ANY(${deliverableIds})`;
+      const platforms = [...new Set(deliverable.map((r) => r.platform_id))];
+      await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, retry_window_started_at = ${now}, next_attempt_at = created_at WHERE platform_id = ANY(${platforms}) AND id = ANY(${deliverableIds})`;
     }
     if (undeliverable.length > 0) {
       // A status move like any other (history row included): one statement for the whole batch.
@@ -122,7 +123,7 @@ export async function sweepDeliveries(deps: AppDeps): Promise<number> {
 /** One delivery attempt of one event; records the attempt and decides delivered / retry / failed. */
 export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise<'DELIVERED' | 'RETRY' | 'FAILED' | 'UNDELIVERABLE' | 'SKIPPED'> {
   const ctx: Ctx = ctxFor(deps, data.platformId);
-  const event = await ctx.db.webhookEvent.findUnique({ where: { id: data.eventId } });
+  const event = await ctx.db.webhookEvent.findFirst({ where: { id: data.eventId } });
   if (!event || event.deliveryStatus !== 'PENDING') return 'SKIPPED';
   // Stale: another job made an attempt since this one was queued (its successor holds the schedule).
   if (data.attempt !== undefined && event.attemptCount !== data.attempt) return 'SKIPPED';

@@ -34,7 +34,7 @@ export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<Eve
   const byTime = Boolean(q.startDate || q.endDate);
   const before = decodeKeyset(q.cursor);
   if (before && byTime && !before.at) {
-    const row = await ctx.db.webhookEvent.findUnique({ where: { id: before.id }, select: { createdAt: true } });
+    const row = await ctx.db.webhookEvent.findFirst({ where: { id: before.id }, select: { createdAt: true } });
     if (row) before.at = row.createdAt;
   }
   const rows = await ctx.db.webhookEvent.findMany({
@@ -54,7 +54,7 @@ export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<Eve
 
 /** Errors: 404 WEBHOOK_EVENT_NOT_FOUND (also for another platform's event). */
 export async function getEvent(ctx: Ctx, id: string): Promise<EventWithAttempts> {
-  const row = await ctx.db.webhookEvent.findUnique({ where: { id }, include: attemptsInclude });
+  const row = await ctx.db.webhookEvent.findFirst({ where: { id }, include: attemptsInclude });
   if (!row) throw eventNotFound();
   return row;
 }
@@ -101,14 +101,19 @@ export async function sendTestEvent(ctx: Ctx): Promise<TestDeliveryResult> {
  * recorded (DELIVERED on 2xx, else FAILED). Answers the HTTP status (null: no answer) and the body as JSON.
  */
 export async function deliverInFlow(ctx: Ctx, eventId: string, timeoutMs: number): Promise<{ httpStatus: number | null; body: unknown }> {
-  const [platform, event] = await Promise.all([ctx.db.platform.findFirstOrThrow({}), ctx.db.webhookEvent.findUniqueOrThrow({ where: { id: eventId } })]);
+  const [platform, event] = await Promise.all([ctx.db.platform.findFirstOrThrow({}), ctx.db.webhookEvent.findFirstOrThrow({ where: { id: eventId } })]);
   const url = platform.webhookEndpoint;
   if (!url) return { httpStatus: null, body: null };
   const envelope = { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: event.data };
   const result = await postEnvelope(url, envelope, ctx.signer, { ...deliveryOptions(ctx.config), timeoutMs });
   // A refusal (403) or a request for more information (422) is an answer, not a failed delivery.
   const answered = result.outcome === 'DELIVERED' || result.httpStatus === 403 || result.httpStatus === 422;
-  await recordAttempt(ctx, event.id, url, answered ? { ...result, outcome: 'DELIVERED', error: null } : result, answered ? 'DELIVERED' : 'FAILED');
+  try {
+    await recordAttempt(ctx, event.id, url, answered ? { ...result, outcome: 'DELIVERED', error: null } : result, answered ? 'DELIVERED' : 'FAILED');
+  } catch (err) {
+    // The delivery sweep sent it meanwhile (this call outlasted JOB_SWEEP_GRACE_MS) and recorded DELIVERED: the answer stands.
+    if ((err as { code?: unknown } | null)?.code !== 'INVALID_STATE_TRANSITION') throw err;
+  }
   let body: unknown = null;
   try {
     body = result.responseBody ? JSON.parse(result.responseBody) : null;

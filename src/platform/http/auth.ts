@@ -8,6 +8,7 @@ import { isStorableText } from './validate.js';
 import { dummySecretHash, hmacHex, verifySecret } from '../secrets.js';
 import type { Permission, Principal } from '../principal.js';
 import { ProcessCache, type InvalidationBus } from '../process-cache.js';
+import { platformOfLookup } from '../tenant-lookups.js';
 
 /** What an agent's policy can allow (docs/decisions.md "Agents"). */
 export const AGENT_ACTIONS = ['CREATE_QUOTE', 'EXECUTE_QUOTE', 'VIEW_TRANSACTIONS', 'CANCEL_TRANSACTION', 'VIEW_ACCOUNTS', 'MANAGE_EXTERNAL_ACCOUNTS'] as const;
@@ -76,7 +77,8 @@ async function verifyThroughRedis(deps: AuthDeps, clientId: string, secret: stri
     const hit = await deps.redis.hget(cacheKey, digest);
     if (hit) return JSON.parse(hit) as Principal;
   }
-  const cred = await deps.prisma.platformCredential.findUnique({ where: { clientId } });
+  const platformId = await platformOfLookup(deps.prisma, 'PLATFORM_CLIENT_ID', clientId);
+  const cred = platformId ? await deps.prisma.platformCredential.findUnique({ where: { platformId_clientId: { platformId, clientId } } }) : null;
   const ok = await verifySecret(secret, cred && !cred.revokedAt ? cred.secretHash : await dummySecretHash());
   if (!cred || cred.revokedAt || !ok) throw new UnauthorizedError();
   const principal: Principal = {
@@ -89,7 +91,7 @@ async function verifyThroughRedis(deps: AuthDeps, clientId: string, secret: stri
     // A revocation (DELETE /tokens) commits, then drops this hash. Had it committed after our read
     // above but dropped the hash before our write, the entry just written would outlive it: read
     // the row again now that the entry exists, and take it back if the credential is gone.
-    const again = await deps.prisma.platformCredential.findUnique({ where: { clientId }, select: { revokedAt: true } });
+    const again = await deps.prisma.platformCredential.findUnique({ where: { platformId_clientId: { platformId: cred.platformId, clientId } }, select: { revokedAt: true } });
     if (!again || again.revokedAt) {
       await deps.redis.del(cacheKey);
       throw new UnauthorizedError();
