@@ -1,9 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDashboard } from '../helpers/dashboard-build.js';
+import { freePort } from '../helpers/built-processes.js';
 import type { Browser, Page } from 'playwright-core';
 import { BASE, createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -26,18 +24,9 @@ let browser: Browser | undefined;
 let origin: string;
 let outDir: string;
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
 beforeAll(async () => {
   // Build the dashboard from the sources under test (not whatever dist/ holds).
-  outDir = mkdtempSync(path.join(tmpdir(), 'svc-dashboard-'));
-  execFileSync(process.execPath, [path.resolve('node_modules/vite/bin/vite.js'), 'build', '--config', 'dashboard/vite.config.ts', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { stdio: 'inherit' });
+  outDir = buildDashboard('svc-dashboard-');
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   env = await createTestEnv({ PUBLIC_BASE_URL: origin, DASHBOARD_DIR: outDir, SANDBOX_RAIL_DELAY_SCALE: '0.01', SANDBOX_RETURN_AFTER_MS: '1500', PAYMENT_POLL_MIN_MS: '20' });

@@ -1,9 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDashboard } from '../helpers/dashboard-build.js';
+import { freePort } from '../helpers/built-processes.js';
 import type { Browser } from 'playwright-core';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { aWalletCustomer, otpLogin } from '../wallet/helpers.js';
@@ -22,12 +20,8 @@ let origin: string;
 let outDir: string;
 
 beforeAll(async () => {
-  outDir = mkdtempSync(path.join(tmpdir(), 'svc-dashboard-wallet-'));
-  execFileSync(process.execPath, [path.resolve('node_modules/vite/bin/vite.js'), 'build', '--config', 'dashboard/vite.config.ts', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], { stdio: 'inherit' });
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
+  outDir = buildDashboard('svc-dashboard-wallet-');
+  const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   env = await createTestEnv({ PUBLIC_BASE_URL: origin, DASHBOARD_DIR: outDir });
   await env.app.listen({ port, host: '127.0.0.1' });
