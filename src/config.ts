@@ -509,6 +509,22 @@ export const envSchema = z.object({
   // end:25c
   // anchor:29 (Issue 29 — Citus)
   // end:29
+  // anchor:26c (Issue 26 — stablecoin internal-account mints/burns, agent idempotency)
+  // end:26c
+  // anchor:24d (Issue 24 — keyed path cost, poll batching)
+  // end:24d
+  // anchor:24e (Issue 24 — one writer for fail/return/journals, adapters split)
+  // end:24e
+  // anchor:29a (Issue 29 — sweepers per platform group)
+  // end:29a
+  // anchor:29b (Issue 29 — partitioned rehearsal)
+  // end:29b
+  // anchor:29c (Issue 29 — Citus deployment and rehearsal)
+  // end:29c
+  // anchor:27c (Issue 27 — authorization speed, FX on the hot path)
+  // end:27c
+  // anchor:30b (Issue 30 — storage per payment, growth run)
+  // end:30b
   /** OpenTelemetry tracing through the official Node SDK: off unless true (OTEL_* variables configure the exporter). */
   OTEL_ENABLED: bool.default(false),
 });
