@@ -18,6 +18,7 @@
  *   (createTestEnv's `databaseSettings`) so every connection of the pool explains from its first statement.
  * - partitionsTouched(): per partitioned table, the partitions a plan reads or writes.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -201,6 +202,19 @@ export interface CapturedPlan {
   /** The statement's text as the server saw it (a function's statement for nested ones). */
   query: string;
   plan: PlanNode;
+  /** withPlanTag's tag of the code that took the connection (undefined: untagged code). */
+  tag?: string;
+}
+
+const planTags = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `fn` with `tag`: plans of statements on connections it takes from the pool carry it (also
+ * those of work it starts, e.g. queue processors made inside). Keep the pool large enough that
+ * connections are not waited for: a waiting caller is handed its connection in the releaser's context.
+ */
+export function withPlanTag<T>(tag: string, fn: () => T): T {
+  return planTags.run(tag, fn);
 }
 
 export interface PlanCapture {
@@ -231,12 +245,14 @@ export function capturePlans(prisma: PrismaClient): PlanCapture {
   if (!set) {
     const s = new Set<(p: CapturedPlan) => void>();
     sinks.set(pool, (set = s));
+    const tags = new WeakMap<pg.PoolClient, string | undefined>();
     const hook = (client: pg.PoolClient) => {
+      tags.set(client, planTags.getStore());
       if (hooked.has(client)) return;
       hooked.add(client);
       client.on('notice', (msg) => {
         const p = parseAutoExplain(String(msg.message ?? ''));
-        if (p) for (const sink of s) sink(p);
+        if (p) for (const sink of s) sink({ ...p, tag: tags.get(client) });
       });
     };
     pool.on('connect', hook);

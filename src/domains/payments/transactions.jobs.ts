@@ -101,8 +101,8 @@ export async function enqueuePayoutReport(deps: AppDeps, data: Required<Omit<Pay
 }
 
 /** Moves the payment's schedule token (`reconcile_after`) from `from` to `to`; false when someone else moved it. */
-async function moveSchedule(deps: AppDeps, id: string, from: Date | null, to: Date | null): Promise<boolean> {
-  const moved = await deps.prisma.transaction.updateMany({ where: { id, reconcileAfter: from }, data: { reconcileAfter: to } });
+async function moveSchedule(deps: AppDeps, platformId: string, id: string, from: Date | null, to: Date | null): Promise<boolean> {
+  const moved = await deps.prisma.transaction.updateMany({ where: { platformId, id, reconcileAfter: from }, data: { reconcileAfter: to } });
   return moved.count === 1;
 }
 
@@ -130,16 +130,16 @@ async function scheduleNext(deps: AppDeps, data: PaymentJob, outcome: StepOutcom
   let next = outcome;
   if (next.next === 'POLL' && row.status === 'COMPLETED' && row.settledAt && now.getTime() - row.settledAt.getTime() >= deps.config.PAYMENT_RETURN_WINDOW_MS) next = { next: 'DONE' };
   if (next.next !== 'POLL' || (row.status !== 'PROCESSING' && row.status !== 'COMPLETED')) {
-    if (from !== null || row.reconcileAfter !== null) await moveSchedule(deps, data.transactionId, from, null);
+    if (from !== null || row.reconcileAfter !== null) await moveSchedule(deps, data.platformId, data.transactionId, from, null);
     return;
   }
   if (railFor(deps, row.paymentRail ?? 'NONE').statusDelivery === 'push') {
-    if (!from || from.getTime() <= now.getTime()) await moveSchedule(deps, data.transactionId, from, new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS));
+    if (!from || from.getTime() <= now.getTime()) await moveSchedule(deps, data.platformId, data.transactionId, from, new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS));
     return;
   }
   const delay = Math.min(Math.max(next.afterMs, deps.config.PAYMENT_POLL_MIN_MS), deps.config.PAYMENT_POLL_MAX_MS);
   const due = new Date(now.getTime() + delay + deps.config.PAYMENT_RECONCILE_GRACE_MS);
-  if (!(await moveSchedule(deps, data.transactionId, from, due))) return;
+  if (!(await moveSchedule(deps, data.platformId, data.transactionId, from, due))) return;
   const job: PaymentJob = { platformId: data.platformId, transactionId: data.transactionId, token: due.getTime() };
   await queueOf(deps, PAYMENTS_QUEUE).add('poll', job, { jobId: checkJobId('poll', data.transactionId, due), delay, ...JOB_RETRY });
 }

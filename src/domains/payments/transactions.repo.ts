@@ -3,6 +3,7 @@ import type { Ctx } from '../../deps.js';
 import { poolOf, preparedStatements, type TenantTx } from '../../platform/db.js';
 import type { Coalescer } from '../../platform/coalesce.js';
 import { keyedReads, type RowKey } from '../../platform/raw-rows.js';
+import { keysPlannedAsOne } from '../../platform/sql/planner.js';
 import { invariant } from '../../platform/errors.js';
 import { statusColumn, transition, type MoveOptions } from '../../platform/state-machine.js';
 import { Prisma, type Transaction } from '../../generated/prisma/client.js';
@@ -91,17 +92,17 @@ void everyFieldListed;
 const TRANSACTION_COLUMNS = TRANSACTION_FIELDS.map((f) => `t."${f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}"`).join(', ');
 const ID = TRANSACTION_FIELDS.indexOf('id');
 const PLATFORM_ID = TRANSACTION_FIELDS.indexOf('platformId');
-/** The transactions of (id, platform) pairs: a primary-key lookup per pair. */
-const BY_IDS_SQL = `SELECT ${TRANSACTION_COLUMNS}, t.xmin::text FROM unnest($1::text[], $2::text[]) AS k(id, platform_id) JOIN "transactions" t ON t."id" = k.id AND t."platform_id" = k.platform_id`;
+/** The transactions of these ids of one platform: primary-key lookups, on the platform's partition or shard only (issue 29). */
+const BY_IDS_SQL = `SELECT ${TRANSACTION_COLUMNS}, t.xmin::text FROM "transactions" t WHERE t."platform_id" = $2 AND t."id" = ANY(${keysPlannedAsOne('$1::text[]')})`;
 /** The row's version (after the fields): its `xmin`, which every update of the row changes. */
 const VERSION = TRANSACTION_FIELDS.length;
 /**
- * The version and owner of the transactions of these ids whose platform is one of these, without the
+ * The version and owner of the transactions of these ids of this platform (one batch per platform), without the
  * rest of the row: found by primary key only (keyedReads hands a row only to the key naming its own
  * platform), through a function that keeps one plan per connection (migration
  * 20261128000000_svc_transaction_versions: as a prepared statement it was planned on every batch).
  */
-const VERSIONS_SQL = `SELECT v.id, v.platform_id, v.customer_id, v.version FROM svc_transaction_versions($1::text[], $2::text[]) v`;
+const VERSIONS_SQL = `SELECT v.id, v.platform_id, v.customer_id, v.version FROM svc_transaction_versions($1::text[], $2::text) v`;
 /** Values as Prisma types them: bigint columns as BigInt (pg's default is a string); the rest pg's defaults (Date, parsed JSON). */
 const INT8_OID = 20;
 const toBigInt = (s: string) => BigInt(s);
@@ -135,8 +136,8 @@ invariant(Object.keys(probe).length === TRANSACTION_FIELDS.length && TRANSACTION
 /** Reads of `sql` by keyedReads, with array rows typed as Prisma types them; row[0] is the id, row[1] the platform. */
 function pairReads<R>(name: string, sql: string, pick: (row: unknown[]) => R): (pool: pg.Pool) => Coalescer<RowKey, R | null> {
   return keyedReads<unknown[], R>({
-    read: async (pool, ids, platformIds) =>
-      (await pool.query<unknown[]>({ ...(preparedStatements(pool) ? { name } : {}), text: sql, values: [ids, platformIds], rowMode: 'array', types: PRISMA_TYPES })).rows,
+    read: async (pool, ids, platformId) =>
+      (await pool.query<unknown[]>({ ...(preparedStatements(pool) ? { name } : {}), text: sql, values: [ids, platformId], rowMode: 'array', types: PRISMA_TYPES })).rows,
     keyOf: (row) => [row[1], row[0]],
     // Each caller its own object, the same row asked for twice included.
     pick: (row) => pick(row),
