@@ -81,20 +81,47 @@ function call(p: TestPlatform, tag: string, method: 'GET' | 'POST', url: string,
   return withPlanTag(`http:${tag}`, () => p.request({ method, url, ...(payload ? { payload } : {}) }));
 }
 
-const describeSpan = (c: CapturedPlan) => `[${c.tag ?? 'untagged'}] ${unprunedTables(c.plan).join(', ')} ← ${c.query.replace(/\s+/g, ' ').slice(0, 600)}`;
+/** A statement that touched more than one partition of a table: its tag, the tables, its text (the WHERE clause kept). */
+function describeSpan(c: CapturedPlan): string {
+  const text = c.query.replace(/\s+/g, ' ').trim();
+  const where = text.indexOf(' WHERE ');
+  const shown = text.length <= 400 || where < 0 ? text.slice(0, 400) : `${text.slice(0, 120)} …${text.slice(where, where + 400)}`;
+  return `[${c.tag ?? 'untagged'}] ${unprunedTables(c.plan).join(', ')} ← ${shown}`;
+}
+
+/**
+ * The statements the periodic loops sent when each ran alone (the sweepers test): a loop's statement is
+ * known by its text when it runs again among the money path's (the tags of connections are best effort).
+ */
+const loopStatements = new Set<string>();
 
 describe('on tenant tables hash-partitioned by platform_id (issue 29: the Citus rehearsal)', () => {
   it('the database is partitioned and explains every statement', async () => {
     const r = await env.deps.prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM pg_partitioned_table pt JOIN pg_class c ON c.oid = pt.partrelid WHERE c.relname IN ('transactions', 'ledger_entries', 'internal_accounts', 'quotes', 'customers')`;
     expect(Number(r[0]!.n)).toBe(5);
-    capture.clear();
     const p = await env.platform();
+    capture.clear();
     expect((await call(p, 'probe', 'GET', '/customers')).statusCode).toBe(200);
-    const lists = capture.plans.filter((c) => c.tag === 'http:probe' && partitionsTouched(c.plan).has('customers'));
+    const lists = capture.plans.filter((c) => partitionsTouched(c.plan).has('customers'));
     expect(lists.length, capture.plans.map((c) => `[${c.tag}] ${c.query.slice(0, 100)}`).join('\n')).toBeGreaterThan(0);
     // The list scans one partition of customers: the plan names it.
     expect([...partitionsTouched(lists[0]!.plan).get('customers')!]).toEqual([expect.stringMatching(/^customers__h\d$/)]);
   });
+
+  it('the sweepers, one by one: what each touches (they become per platform group in issue 29 item 2)', async () => {
+    const report: string[] = [];
+    for (const loop of LOOPS) {
+      capture.clear();
+      await withPlanTag(`loop:${loop.name}`, () => loop.run(env.deps));
+      // Nothing else runs now: every plan is this loop's.
+      const mine = capture.plans;
+      for (const c of mine) loopStatements.add(c.query);
+      for (const c of mine.filter((x) => unprunedTables(x.plan).length > 0)) report.push(`${loop.name}: ${describeSpan(c)}`);
+    }
+    // Printed for the record (docs/decisions.md, 29b); the per-group rewrite changes them.
+    console.info(`sweeper statements touching more than one partition: ${report.length}\n  ${report.join('\n  ')}`);
+    expect(LOOPS.length).toBeGreaterThan(10);
+  }, 120_000);
 
   it('every money-path statement and keyed read touches one partition per table', async () => {
     const p = await env.platform();
@@ -150,6 +177,7 @@ describe('on tenant tables hash-partitioned by platform_id (issue 29: the Citus 
       expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
     }
     await stopLoops();
+    const plans = [...capture.plans];
 
     // Behaviour: the money moved as on a plain database.
     // Amounts are locked on the sending side: the two payments left, the refused one came back.
@@ -157,25 +185,15 @@ describe('on tenant tables hash-partitioned by platform_id (issue 29: the Citus 
     await expectLedgerConsistent(env, p.platformId);
     await expectLedgerConsistent(env, other.platformId);
 
-    const moneyPath = capture.plans.filter((c) => c.tag === undefined || c.tag === 'job' || c.tag.startsWith('http:'));
+    const moneyPath = plans.filter((c) => !c.tag?.startsWith('loop:') && !loopStatements.has(c.query));
     // Each kind of statement was seen: requests, their nested statements (the ledger's balance trigger), the queue's jobs.
     expect(moneyPath.filter((c) => c.tag === 'job').length, 'statements of queue jobs').toBeGreaterThan(0);
     expect(moneyPath.filter((c) => /INSERT INTO "?(public"\.")?ledger_entries/i.test(c.query)).length, 'ledger postings').toBeGreaterThan(0);
     expect(moneyPath.filter((c) => partitionsTouched(c.plan).has('transactions')).length, 'statements reading transactions').toBeGreaterThan(0);
+    const loopSpans = new Set(plans.filter((c) => !moneyPath.includes(c) && unprunedTables(c.plan).length > 0).map(describeSpan));
+    console.info(`loop statements touching more than one partition while payments ran: ${loopSpans.size}\n  ${[...loopSpans].join('\n  ')}`);
     const spanning = moneyPath.filter((c) => unprunedTables(c.plan).length > 0);
     expect(spanning.map(describeSpan), 'money-path statements that touch more than one partition of a table').toEqual([]);
   }, 180_000);
 
-  it('the sweepers, one by one: what each touches (they become per platform group in issue 29 item 2)', async () => {
-    const report: string[] = [];
-    for (const loop of LOOPS) {
-      capture.clear();
-      await withPlanTag(`loop:${loop.name}`, () => loop.run(env.deps));
-      const mine = capture.plans.filter((c) => c.tag === `loop:${loop.name}`);
-      for (const c of mine.filter((x) => unprunedTables(x.plan).length > 0)) report.push(`${loop.name}: ${describeSpan(c)}`);
-    }
-    // Printed for the record (docs/decisions.md, 29b); the per-group rewrite changes them.
-    console.info(`sweeper statements touching more than one partition: ${report.length}\n  ${report.join('\n  ')}`);
-    expect(LOOPS.length).toBeGreaterThan(10);
-  }, 120_000);
 });
