@@ -210,8 +210,9 @@ const planTags = new AsyncLocalStorage<string>();
 
 /**
  * Runs `fn` with `tag`: plans of statements on connections it takes from the pool carry it (also
- * those of work it starts, e.g. queue processors made inside). Keep the pool large enough that
- * connections are not waited for: a waiting caller is handed its connection in the releaser's context.
+ * those of work it starts, e.g. queue processors made inside). Best effort: a request's statements
+ * through Prisma were seen untagged, and a waiting caller is handed its connection in the releaser's
+ * context (keep the pool large). Tell statements apart by their text where it matters.
  */
 export function withPlanTag<T>(tag: string, fn: () => T): T {
   return planTags.run(tag, fn);
