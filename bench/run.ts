@@ -367,7 +367,8 @@ async function seed(databaseUrl: string): Promise<{ platformId: string; auth: st
     await prisma.$transaction(async (tx) => {
       await tx.customer.createMany({ data: customers as any });
       await tx.internalAccount.createMany({ data: accounts as any });
-    });
+      // A loaded machine (shared by other work) may take longer than the client's default 15 s.
+    }, { timeout: 120_000 });
     const platformUsd = (await prisma.internalAccount.findFirstOrThrow({ where: { platformId: platform.platformId, customerId: null, currency: 'USD' } })).id;
     return {
       platformId: platform.platformId,

@@ -91,6 +91,15 @@ export function guardRail(inner: RailAdapter, timeoutMs: number, logger: Adapter
           },
         }
       : {}),
+    ...(inner.getPayoutStatuses
+      ? {
+          async getPayoutStatuses(queries: ReadonlyArray<{ reference: string; idempotencyKey: string }>, opts?: CallOptions) {
+            const raw = await guarded('getPayoutStatuses', opts, (signal) => inner.getPayoutStatuses!(queries, { ...opts, signal }));
+            if (!Array.isArray(raw) || raw.length !== queries.length) throw new RailError(`rail adapter ${id}: getPayoutStatuses answered ${Array.isArray(raw) ? raw.length : 'no'} results for ${queries.length} payouts`, true);
+            return raw.map((r, i) => normalizePayoutResult(r, id, logger, queries[i]!.reference));
+          },
+        }
+      : {}),
     async getPayoutStatus(reference, opts) {
       const raw = await guarded('getPayoutStatus', opts, (signal) => inner.getPayoutStatus(reference, { ...opts, signal }));
       return normalizePayoutResult(raw, id, logger, reference);

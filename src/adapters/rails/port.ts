@@ -108,6 +108,13 @@ export interface RailAdapter extends AdapterLifecycle {
   submitPayouts?(reqs: readonly PayoutRequest[], opts?: CallOptions): Promise<PayoutResult[]>;
   /** A reference the provider does not know reads as PENDING (with notFound: true), never FAILED. */
   getPayoutStatus(reference: string, opts?: StatusOptions): Promise<PayoutResult>;
+  /**
+   * Optional: the status of several payouts in one call (the payments worker's poll batches, issue 24).
+   * One answer per reference, in the same order, each what getPayoutStatus would have answered. A thrown
+   * error leaves every payout of the call unanswered: each is then asked on its own. Absent:
+   * getPayoutStatus per payout.
+   */
+  getPayoutStatuses?(queries: ReadonlyArray<{ reference: string; idempotencyKey: string }>, opts?: CallOptions): Promise<PayoutResult[]>;
   /** Returns a failed or returned payout's funds; idempotent per idempotencyKey. */
   refundPayout(req: RefundRequest, opts?: CallOptions): Promise<RefundResult>;
   /**

@@ -1,6 +1,8 @@
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
-import { poolOf } from '../../platform/db.js';
+import { poolOf, query } from '../../platform/db.js';
+import { modelRows } from '../../platform/raw-rows.js';
+import { keysPlannedAsOne } from '../../platform/sql/planner.js';
 import { runBatch } from '../../platform/coalesce.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import type { Posting } from '../ledger/index.js';
@@ -8,7 +10,7 @@ import { railFor } from '../../adapters/rails/registry.js';
 import { getPayoutDestinations } from '../external-accounts/index.js';
 import type { PayoutRequest, PayoutResult, RailAdapter } from '../../adapters/rails/port.js';
 import { claimSubmissions, settlePayments, type RailSubmission } from './money-path.repo.js';
-import { applyPayoutResult, completedAtOnce, loadTransaction, payoutRequest, recordSubmission, settlePostingsOf, submitPayment, type StepOutcome } from './settlement.service.js';
+import { applyPayoutResult, completedAtOnce, loadTransaction, payoutRequest, pollPayment, RAIL_PAYOUT_UNKNOWN, recordSubmission, settlePostingsOf, submitPayment, type StepOutcome } from './settlement.service.js';
 
 /**
  * submitPayment for many payments at once (issue 12: the payments worker's batches when its queue has a
@@ -36,12 +38,13 @@ export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platf
   return Promise.all(items.map((i) => (batch.outcomes.get(i.transactionId) ?? submitPayment(deps, i.platformId, i.transactionId)).catch(asError)));
 }
 
-/** A payout the rail completed at once, to settle with the others of its platform. */
+/** A payout the rail completed (at once, or when asked), to settle with the others of its platform. */
 interface Completed {
   ctx: Ctx;
   t: Transaction;
   postings: Posting[];
-  submission: RailSubmission;
+  /** The submission's answer, stored with the settlement; none when a poll found it completed. */
+  submission?: RailSubmission;
   outcome: StepOutcome;
 }
 
@@ -115,6 +118,73 @@ async function settleCompleted(deps: AppDeps, batch: Batch): Promise<void> {
       list.forEach((c, i) => batch.outcomes.set(c.t.id, results[i] instanceof Error ? Promise.reject(results[i]) : Promise.resolve(results[i] as StepOutcome)));
     }),
   );
+}
+
+/**
+ * pollPayment for many payments at once (issue 24: the payments worker's poll and reconcile jobs it holds
+ * at once, gathered by its coalescer in transactions.jobs.ts), with the same outcome per payment: one read
+ * of their rows, the rails' answers (one call for the lot when the adapter takes batches:
+ * getPayoutStatuses), and the PROCESSING payments the rail now reports COMPLETED settled together, one
+ * statement per platform (settlePayments). A payment still PENDING needs no write. Anything off the common
+ * path — not PROCESSING with a rail reference (a completed payment watched for a bank return, one moved
+ * on), a rail that does not know it or reports it failed or returned, a call that threw — goes through
+ * pollPayment on its own (the rail asked again: asking is idempotent), where each case is handled as it
+ * always was. Outcomes (or the error of a payment's own path) are in the order of `items`.
+ */
+export async function pollPayments(deps: AppDeps, items: ReadonlyArray<{ platformId: string; transactionId: string }>): Promise<Array<StepOutcome | Error>> {
+  const rows = await loadPolled(deps, items).catch((err: unknown) => {
+    deps.logger.warn({ err, count: items.length }, 'batched poll read failed; polling one by one');
+    return [] as Transaction[];
+  });
+  const asked = rows.filter((t) => t.status === 'PROCESSING' && t.railReference && t.destinationKind === 'EXTERNAL' && t.pendingReason !== RAIL_PAYOUT_UNKNOWN);
+  const batch: Batch = { outcomes: new Map(), completed: [] };
+  const answers = statusAnswers(deps, asked);
+  const minPollMs = deps.config.PAYMENT_POLL_MIN_MS;
+  await Promise.all(
+    asked.map(async (t, i) => {
+      const ctx = ctxFor(deps, t.platformId);
+      const result = await answers[i]!.catch(() => undefined);
+      if (!result || result.notFound === true || (result.status !== 'COMPLETED' && result.status !== 'PENDING')) {
+        batch.outcomes.set(t.id, result && result.notFound !== true ? applyPayoutResult(ctx, t, result, minPollMs) : pollPayment(deps, t.platformId, t.id));
+        return;
+      }
+      if (result.status === 'PENDING') {
+        batch.outcomes.set(t.id, Promise.resolve({ next: 'POLL', afterMs: Math.max(result.pollAfterMs ?? minPollMs, minPollMs) }));
+        return;
+      }
+      const outcome: StepOutcome = result.pollAfterMs ? { next: 'POLL', afterMs: Math.max(result.pollAfterMs, minPollMs) } : { next: 'DONE' };
+      batch.completed.push({ ctx, t, postings: await settlePostingsOf(ctx.db, t), outcome });
+    }),
+  );
+  await settleCompleted(deps, batch);
+  return Promise.all(items.map((i) => (batch.outcomes.get(i.transactionId) ?? pollPayment(deps, i.platformId, i.transactionId)).catch(asError)));
+}
+
+/** The listed payments' rows: one statement per platform present, each naming it with a plain `platform_id = $1` (issue 29). */
+async function loadPolled(deps: AppDeps, items: ReadonlyArray<{ platformId: string; transactionId: string }>): Promise<Transaction[]> {
+  const byPlatform = groupBy(items, (i) => i.platformId);
+  const reads = [...byPlatform].map(async ([platformId, its]) =>
+    modelRows<Transaction>(
+      await query(poolOf(deps.prisma), `SELECT t.* FROM transactions t WHERE t.platform_id = $1 AND t.id = ANY(${keysPlannedAsOne('$2::text[]')})`, [
+        platformId,
+        its.map((i) => i.transactionId),
+      ]),
+    ),
+  );
+  return (await Promise.all(reads)).flat();
+}
+
+/** The rails' answers about `ts`, in their order: one call per adapter that takes batches (getPayoutStatuses), else one call each. */
+function statusAnswers(deps: AppDeps, ts: Transaction[]): Array<Promise<PayoutResult>> {
+  const byRail = groupBy(ts.map((_, i) => i), (i) => railFor(deps, ts[i]!.paymentRail ?? 'NONE'));
+  const answers: Array<Promise<PayoutResult>> = new Array(ts.length);
+  for (const [rail, idx] of byRail) {
+    if (rail.getPayoutStatuses && idx.length > 1) {
+      const all = rail.getPayoutStatuses(idx.map((i) => ({ reference: ts[i]!.railReference!, idempotencyKey: ts[i]!.id })));
+      idx.forEach((i, k) => (answers[i] = all.then((r) => r[k]!)));
+    } else for (const i of idx) answers[i] = rail.getPayoutStatus(ts[i]!.railReference!, { idempotencyKey: ts[i]!.id });
+  }
+  return answers;
 }
 
 function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {

@@ -5,8 +5,8 @@ import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import { randomUUID } from 'node:crypto';
 import { coalescer, type Coalescer } from '../../platform/coalesce.js';
-import { applyPayoutReport, pollPayment, refundPayment, submitPayment, type StepOutcome } from './settlement.service.js';
-import { submitPayments } from './settlement.batches.js';
+import { applyPayoutReport, refundPayment, type StepOutcome } from './settlement.service.js';
+import { pollPayments, submitPayments } from './settlement.batches.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
 import { railFor } from '../../adapters/rails/registry.js';
 import { expireQuote } from './transactions.service.js';
@@ -100,12 +100,6 @@ export async function enqueuePayoutReport(deps: AppDeps, data: Required<Omit<Pay
   await queueOf(deps, PAYMENTS_QUEUE).add('report', data, { jobId: `report_${uuidOf(data.transactionId)}_${fingerprint}`, ...JOB_RETRY });
 }
 
-/** Moves the payment's schedule token (`reconcile_after`) from `from` to `to`; false when someone else moved it. */
-async function moveSchedule(deps: AppDeps, platformId: string, id: string, from: Date | null, to: Date | null): Promise<boolean> {
-  const moved = await deps.prisma.transaction.updateMany({ where: { platformId, id, reconcileAfter: from }, data: { reconcileAfter: to } });
-  return moved.count === 1;
-}
-
 /**
  * After a step that talked to the rail (submit, poll, reconcile, report): records in Postgres when the
  * rail should be asked next (`reconcile_after`) and, for polling rails, queues that poll as the fast
@@ -121,56 +115,132 @@ async function moveSchedule(deps: AppDeps, platformId: string, id: string, from:
  * PAYMENT_RETURN_WINDOW_MS of its settlement.
  */
 async function scheduleNext(deps: AppDeps, data: PaymentJob, outcome: StepOutcome, token: number | undefined): Promise<void> {
-  if (outcome.next === 'SKIP') return;
-  const row = await deps.prisma.transaction.findUnique({ where: { platformId_id: { platformId: data.platformId, id: data.transactionId } }, select: { status: true, reconcileAfter: true, settledAt: true, paymentRail: true } });
-  if (!row) return;
-  const from = token !== undefined ? new Date(token) : row.reconcileAfter;
-  const now = deps.clock.now();
-  if (outcome.next === 'REFUND') await enqueueRefund(deps, data);
-  let next = outcome;
-  if (next.next === 'POLL' && row.status === 'COMPLETED' && row.settledAt && now.getTime() - row.settledAt.getTime() >= deps.config.PAYMENT_RETURN_WINDOW_MS) next = { next: 'DONE' };
-  if (next.next !== 'POLL' || (row.status !== 'PROCESSING' && row.status !== 'COMPLETED')) {
-    if (from !== null || row.reconcileAfter !== null) await moveSchedule(deps, data.platformId, data.transactionId, from, null);
-    return;
-  }
-  if (railFor(deps, row.paymentRail ?? 'NONE').statusDelivery === 'push') {
-    if (!from || from.getTime() <= now.getTime()) await moveSchedule(deps, data.platformId, data.transactionId, from, new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS));
-    return;
-  }
-  const delay = Math.min(Math.max(next.afterMs, deps.config.PAYMENT_POLL_MIN_MS), deps.config.PAYMENT_POLL_MAX_MS);
-  const due = new Date(now.getTime() + delay + deps.config.PAYMENT_RECONCILE_GRACE_MS);
-  if (!(await moveSchedule(deps, data.platformId, data.transactionId, from, due))) return;
-  const job: PaymentJob = { platformId: data.platformId, transactionId: data.transactionId, token: due.getTime() };
-  await queueOf(deps, PAYMENTS_QUEUE).add('poll', job, { jobId: checkJobId('poll', data.transactionId, due), delay, ...JOB_RETRY });
+  await scheduleMany(deps, [{ data, outcome, token }]);
 }
 
-async function runStep(deps: AppDeps, name: string, data: PaymentJob): Promise<StepOutcome> {
-  if (name === 'submit') return submitPayment(deps, data.platformId, data.transactionId);
-  if (name === 'report') return applyPayoutReport(deps, data.platformId, data.transactionId, data.result!);
-  return pollPayment(deps, data.platformId, data.transactionId);
+/** A step's outcome to schedule: its payment, what the step led to, the token its job ran under. */
+interface Scheduled {
+  data: PaymentJob;
+  outcome: StepOutcome;
+  token: number | undefined;
+}
+
+/**
+ * scheduleNext for a batch of steps (issue 24: the worker's submission and poll batches): one read of
+ * their rows, one compare-and-set of their schedule tokens (each moved only from the value its job
+ * holds), the refunds queued, and the polls of the moved ones queued in one call to Redis.
+ */
+async function scheduleMany(deps: AppDeps, steps: readonly Scheduled[]): Promise<void> {
+  const byPlatform = new Map<string, Scheduled[]>();
+  for (const s of steps) if (s.outcome.next !== 'SKIP') byPlatform.set(s.data.platformId, [...(byPlatform.get(s.data.platformId) ?? []), s]);
+  for (const [platformId, live] of byPlatform) await schedulePlatform(deps, platformId, live);
+}
+
+/** scheduleMany for one platform's steps (issue 29: each statement names its platform with a plain `platform_id = $n`). */
+async function schedulePlatform(deps: AppDeps, platformId: string, live: readonly Scheduled[]): Promise<void> {
+  const rows = await scheduleRows(deps, platformId, live.map((s) => s.data.transactionId));
+  const now = deps.clock.now();
+  const moves: Array<{ s: Scheduled; from: Date | null; to: Date | null; poll?: { delay: number } }> = [];
+  for (const s of live) {
+    const row = rows.get(s.data.transactionId);
+    if (!row) continue;
+    const from = s.token !== undefined ? new Date(s.token) : row.reconcileAfter;
+    let next = s.outcome;
+    if (next.next === 'POLL' && row.status === 'COMPLETED' && row.settledAt && now.getTime() - row.settledAt.getTime() >= deps.config.PAYMENT_RETURN_WINDOW_MS) next = { next: 'DONE' };
+    if (next.next !== 'POLL' || (row.status !== 'PROCESSING' && row.status !== 'COMPLETED')) {
+      if (from !== null || row.reconcileAfter !== null) moves.push({ s, from, to: null });
+      continue;
+    }
+    if (railFor(deps, row.paymentRail ?? 'NONE').statusDelivery === 'push') {
+      if (!from || from.getTime() <= now.getTime()) moves.push({ s, from, to: new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS) });
+      continue;
+    }
+    const delay = Math.min(Math.max(next.afterMs, deps.config.PAYMENT_POLL_MIN_MS), deps.config.PAYMENT_POLL_MAX_MS);
+    moves.push({ s, from, to: new Date(now.getTime() + delay + deps.config.PAYMENT_RECONCILE_GRACE_MS), poll: { delay } });
+  }
+  for (const s of live) if (s.outcome.next === 'REFUND') await enqueueRefund(deps, s.data);
+  const moved = await moveSchedules(deps, platformId, moves);
+  const polls = moves.filter((m, i) => m.poll && m.to && moved.has(i));
+  if (polls.length === 0) return;
+  await queueOf(deps, PAYMENTS_QUEUE).addBulk(
+    polls.map((m) => ({
+      name: 'poll',
+      data: { platformId: m.s.data.platformId, transactionId: m.s.data.transactionId, token: m.to!.getTime() } satisfies PaymentJob,
+      opts: { jobId: checkJobId('poll', m.s.data.transactionId, m.to!), delay: m.poll!.delay, ...JOB_RETRY },
+    })),
+  );
+}
+
+/** What scheduling reads of each payment, one statement for the lot. */
+async function scheduleRows(deps: AppDeps, platformId: string, ids: readonly string[]): Promise<Map<string, { status: string; reconcileAfter: Date | null; settledAt: Date | null; paymentRail: string | null }>> {
+  const rows = await deps.prisma.$queryRaw<Array<{ id: string; status: string; reconcile_after: Date | null; settled_at: Date | null; payment_rail: string | null }>>`
+    SELECT t.id, t.status, t.reconcile_after, t.settled_at, t.payment_rail
+      FROM transactions t WHERE t.platform_id = ${platformId} AND t.id = ANY(${ids}::text[])`;
+  return new Map(rows.map((r) => [r.id, { status: r.status, reconcileAfter: r.reconcile_after, settledAt: r.settled_at, paymentRail: r.payment_rail }]));
+}
+
+/**
+ * Moves each payment's schedule token (`reconcile_after`) from `from` to `to`, in one statement; the
+ * positions in `moves` of those moved (another job or a reconciliation claim that moved one first keeps
+ * it; of two moves of one payment from different tokens, only the one holding its token can apply).
+ */
+async function moveSchedules(deps: AppDeps, platformId: string, moves: ReadonlyArray<{ s: Scheduled; from: Date | null; to: Date | null }>): Promise<Set<number>> {
+  if (moves.length === 0) return new Set();
+  const iso = (d: Date | null) => d?.toISOString() ?? null;
+  const rows = await deps.prisma.$queryRaw<Array<{ ord: bigint }>>`
+    UPDATE transactions t SET reconcile_after = m.to_at
+      FROM unnest(${moves.map((m) => m.s.data.transactionId)}::text[],
+                  ${moves.map((m) => iso(m.from))}::timestamptz[], ${moves.map((m) => iso(m.to))}::timestamptz[]) WITH ORDINALITY AS m(id, from_at, to_at, ord)
+     WHERE t.platform_id = ${platformId} AND t.id = m.id AND t.reconcile_after IS NOT DISTINCT FROM m.from_at
+    RETURNING m.ord`;
+  return new Set(rows.map((r) => Number(r.ord) - 1));
 }
 
 /**
  * Submissions in batches (issue 12): the `submit` jobs this worker holds at once (up to
  * PAYMENT_CONCURRENCY, gathered for PAYMENT_BATCH_LINGER_MS) are submitted together by submitPayments
- * — one claim, one destination read, one settlement commit for the lot. Each job still stands for its
- * payment alone: its own outcome, its own retries. With no backlog a batch is one job.
+ * — one claim, one destination read, one settlement commit for the lot — and their next checks
+ * scheduled together (scheduleMany). Each job still stands for its payment alone: its own outcome, its
+ * own retries. With no backlog a batch is one job.
  */
 function submitBatches(deps: AppDeps): Coalescer<PaymentJob, StepOutcome> {
-  return coalescer<PaymentJob, StepOutcome>({ flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => submitPayments(deps, jobs) });
+  return coalescer<PaymentJob, StepOutcome>({ flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => stepsScheduled(deps, jobs, false, submitPayments(deps, jobs)) });
+}
+
+/**
+ * Polls and reconciliations in batches (issue 24): the `poll` and `reconcile` jobs this worker holds at
+ * once are asked about together (pollPayments: one read, the rail asked once per batch when it can,
+ * the completed ones settled by one statement per platform) and rescheduled together (scheduleMany).
+ */
+function pollBatches(deps: AppDeps): Coalescer<PaymentJob, StepOutcome> {
+  return coalescer<PaymentJob, StepOutcome>({ flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => stepsScheduled(deps, jobs, true, pollPayments(deps, jobs)) });
+}
+
+/** A batch's outcomes, each step that did not fail scheduled (a poll or reconcile under the token its job holds). */
+async function stepsScheduled(deps: AppDeps, jobs: readonly PaymentJob[], tokened: boolean, outcomes: Promise<Array<StepOutcome | Error>>): Promise<Array<StepOutcome | Error>> {
+  const done = await outcomes;
+  const steps: Scheduled[] = [];
+  done.forEach((o, i) => {
+    if (!(o instanceof Error)) steps.push({ data: { platformId: jobs[i]!.platformId, transactionId: jobs[i]!.transactionId }, outcome: o, token: tokened ? jobs[i]!.token : undefined });
+  });
+  await scheduleMany(deps, steps);
+  return done;
 }
 
 export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions): Worker {
   const submits = submitBatches(deps);
+  const polls = pollBatches(deps);
   return new Worker<PaymentJob>(
     PAYMENTS_QUEUE,
     async (job: Job<PaymentJob>) => {
       if (job.name === 'submits') return submitAll(deps, submits, (job.data as unknown as SubmitsJob).items);
       const data = job.data;
       if (job.name === 'refund') return refundPayment(deps, data.platformId, data.transactionId);
-      if (job.name === 'submit') return submitOne(deps, submits, data);
-      const outcome = await runStep(deps, job.name, data);
-      await scheduleNext(deps, { platformId: data.platformId, transactionId: data.transactionId }, outcome, job.name === 'poll' || job.name === 'reconcile' ? data.token : undefined);
+      if (job.name === 'submit') return submitOne(submits, data);
+      if (job.name === 'poll' || job.name === 'reconcile') return (await polls.load({ platformId: data.platformId, transactionId: data.transactionId, token: data.token })).next;
+      // A `report` job: the outcome an adapter pushed.
+      const outcome = await applyPayoutReport(deps, data.platformId, data.transactionId, data.result!);
+      await scheduleNext(deps, { platformId: data.platformId, transactionId: data.transactionId }, outcome, undefined);
       return outcome.next;
     },
     { connection, prefix: queuePrefix(deps.config), concurrency: deps.config.PAYMENT_CONCURRENCY },
@@ -183,18 +253,15 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
  * their work done (every step is idempotent) and repeats only the failed one's.
  */
 async function submitAll(deps: AppDeps, submits: Coalescer<PaymentJob, StepOutcome>, items: PaymentJob[]): Promise<string[]> {
-  const outcomes = await Promise.allSettled(items.map((item) => submitOne(deps, submits, item)));
+  const outcomes = await Promise.allSettled(items.map((item) => submitOne(submits, item)));
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failed) throw failed.reason;
   return outcomes.map((o) => (o as PromiseFulfilledResult<string>).value);
 }
 
-/** One payment's submission, through the worker's batches, then its next check scheduled. */
-async function submitOne(deps: AppDeps, submits: Coalescer<PaymentJob, StepOutcome>, item: PaymentJob): Promise<StepOutcome['next']> {
-  const key = { platformId: item.platformId, transactionId: item.transactionId };
-  const outcome = await submits.load(key);
-  await scheduleNext(deps, key, outcome, undefined);
-  return outcome.next;
+/** One payment's submission, through the worker's batches (which schedule its next check). */
+async function submitOne(submits: Coalescer<PaymentJob, StepOutcome>, item: PaymentJob): Promise<StepOutcome['next']> {
+  return (await submits.load({ platformId: item.platformId, transactionId: item.transactionId })).next;
 }
 
 /** Bounded sweep (QUOTE_EXPIRY_SWEEP_INTERVAL_MS): expires quotes past `expiresAt`. */

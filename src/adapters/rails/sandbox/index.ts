@@ -201,6 +201,19 @@ export function createSandboxRail(opts: SandboxRailOptions): RailAdapter {
       if (!stored) return { status: 'PENDING', reference, pollAfterMs: 1000, notFound: true };
       return answer(toStored(stored));
     },
+    async getPayoutStatuses(queries: ReadonlyArray<{ reference: string; idempotencyKey: string }>, callOpts?: CallOptions) {
+      callOpts?.signal?.throwIfAborted();
+      // One read for the lot (issue 24: the worker's poll batches); each answer as getPayoutStatus gives it.
+      const rows = await opts.db.sandboxBankPayout.findMany({ where: { reference: { in: queries.map((q) => q.reference) } } });
+      const byRef = new Map(rows.map((row) => [row.reference, row]));
+      return Promise.all(
+        queries.map(async ({ reference }): Promise<PayoutResult> => {
+          const stored = byRef.get(reference);
+          if (!stored) return { status: 'PENDING', reference, pollAfterMs: 1000, notFound: true };
+          return answer(toStored(stored));
+        }),
+      );
+    },
     async refundPayout(req, callOpts?: CallOptions): Promise<RefundResult> {
       callOpts?.signal?.throwIfAborted();
       const payout = await opts.db.sandboxBankPayout.findUnique({ where: { reference: req.reference } });

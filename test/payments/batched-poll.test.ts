@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
+import { onStatement } from '../../src/platform/db.js';
+import { pollPayments, submitPayments } from '../../src/domains/payments/settlement.batches.js';
+
+/**
+ * Issue 24 (24d): the payments worker asks about the payments it polls as one batch (pollPayments): one
+ * read of their rows, one call to the rail when it takes batches, the completed ones settled by one
+ * statement. The statements of a batch do not grow with its size, and every payment ends as if it had
+ * been polled alone: settled once, a failed one failed and refunded, a repeated batch moves nothing.
+ */
+let env: TestEnv;
+beforeAll(async () => {
+  // The sandbox rail at its normal delays: a submission answers PENDING until the test clock passes them.
+  env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '1' });
+}, 180_000);
+afterAll(async () => {
+  await env.close();
+});
+
+interface Sender {
+  p: TestPlatform;
+  usd: string;
+  dest: string;
+}
+
+async function sender(): Promise<Sender> {
+  const workers = env.startWorkers();
+  try {
+    const p = await env.platform();
+    const c = await anApprovedCustomer(env, p, ['USD']);
+    const dest = await anActiveExternalAccount(p, usdBankAccount(), c.customerId);
+    await fund(p, c.accounts.USD!, 1_000_000);
+    return { p, usd: c.accounts.USD!, dest };
+  } finally {
+    await workers.close();
+  }
+}
+
+/** A payment started and submitted (no worker runs): PROCESSING with the rail's reference, PENDING at the rail. `received` …904: delivery fails. */
+async function submitted(s: Sender, received: number): Promise<{ platformId: string; transactionId: string }> {
+  const res = await s.p.request({
+    method: 'POST',
+    url: '/quotes',
+    payload: { source: { sourceType: 'ACCOUNT', accountId: s.usd }, destination: { destinationType: 'ACCOUNT', accountId: s.dest }, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: received, immediatelyExecute: true },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  const item = { platformId: s.p.platformId, transactionId: res.json().transactionId as string };
+  const [outcome] = await submitPayments(env.deps, [item]);
+  expect(outcome).toMatchObject({ next: 'POLL' });
+  return item;
+}
+
+async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+  const statements: string[] = [];
+  const stop = onStatement(env.deps.prisma, (text) => statements.push(text.replace(/\s+/g, ' ').slice(0, 120)));
+  try {
+    return { result: await fn(), statements };
+  } finally {
+    stop();
+  }
+}
+
+const status = async (s: Sender, id: string) => (await s.p.request({ method: 'GET', url: `/transactions/${id}` })).json().status as string;
+
+describe('batched polls (issue 24)', () => {
+  it('polls many payments in as many statements as one, each settled once; a failed one is failed and refunded', async () => {
+    const s = await sender();
+    const one = await submitted(s, 1_000);
+    const many = [await submitted(s, 1_100), await submitted(s, 1_200), await submitted(s, 1_300), await submitted(s, 1_400)];
+    const failing = await submitted(s, 1_904);
+
+    // Still PENDING at the rail: a poll writes nothing and asks again later.
+    const early = await counted(() => pollPayments(env.deps, [...many, one]));
+    expect(early.result.every((o) => !(o instanceof Error) && o.next === 'POLL'), JSON.stringify(early.result)).toBe(true);
+    expect(early.statements, early.statements.join('\n')).toHaveLength(2);
+
+    env.clock.advance(60_000);
+    const single = await counted(() => pollPayments(env.deps, [one]));
+    const batch = await counted(() => pollPayments(env.deps, many));
+    console.log(`poll, 1 payment: ${single.statements.length} statements\n  ${single.statements.join('\n  ')}\npoll, ${many.length} payments: ${batch.statements.length} statements\n  ${batch.statements.join('\n  ')}`);
+    expect(single.result).toEqual([{ next: 'DONE' }]);
+    expect(batch.result).toEqual(many.map(() => ({ next: 'DONE' })));
+    expect(batch.statements.length, batch.statements.join('\n')).toBe(single.statements.length);
+    for (const p of [one, ...many]) expect(await status(s, p.transactionId)).toBe('COMPLETED');
+
+    const failed = await pollPayments(env.deps, [failing, one]);
+    expect(failed).toEqual([{ next: 'REFUND' }, { next: 'DONE' }]);
+    expect(await status(s, failing.transactionId)).toBe('FAILED');
+
+    // A redelivered batch moves nothing twice.
+    const before = await balances(env, s.usd);
+    const again = await pollPayments(env.deps, [...many, one, failing]);
+    expect(again.filter((o) => o instanceof Error)).toEqual([]);
+    expect(await balances(env, s.usd)).toEqual(before);
+    // Settled: 1 000 + 1 100 + 1 200 + 1 300 + 1 400 paid out (and their fees); the failed one still held until its refund runs.
+    expect(before.held).toBeGreaterThan(0n);
+    await expectLedgerConsistent(env, s.p.platformId);
+  }, 180_000);
+});
