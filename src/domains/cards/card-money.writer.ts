@@ -10,7 +10,7 @@ import { AUTHORIZATION_FACTS_FROM, AUTHORIZATION_FINGERPRINT_SQL } from './card-
 import { poolOf } from '../../platform/db.js';
 import type { CardMessageKind, CardMerchant } from '../../adapters/card-issuer/port.js';
 import {
-  CARD_TRANSACTION_EVENT, cardTransactionLifecycle, cardTransactionTransitions, isCredit, isFinancial, toFunding,
+  CARD_TRANSACTION_EVENT, cardTransactionLifecycle, cardTransactionTransitions, fundingPiece, isCredit, isFinancial, toFunding,
   type CardTransactionEvent, type DeclineReason, type MerchantMagic,
 } from './card-transactions.model.js';
 import { cardTransactionResource } from './card-transactions.resource.js';
@@ -231,7 +231,7 @@ export async function writeAdvice(ctx: Ctx, tx: TenantTx, row: CardTransaction, 
 export async function writeClearing(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, amount: bigint, available: bigint): Promise<CardTransaction> {
   const a = row.accountId;
   const f = row.fundingCurrency;
-  const funding = toFunding(amount, row.exchangeRate);
+  const funding = fundingPiece(row.settledAmount, row.settledAmount + amount, row.exchangeRate);
   if (row.direction === 'CREDIT') {
     await journal(ctx, tx, row, `clear:${eventToken}`, 'CARD_CREDIT_CLEARING', [system(settlementAccount(f), f, -funding), avail(a, f, funding)]);
     return save(ctx, tx, row, { settledAmount: row.settledAmount + amount, settlementCount: row.settlementCount + 1, settlementTotal: row.settlementTotal + amount }, 'settle');
@@ -265,7 +265,7 @@ export async function writeRelease(ctx: Ctx, tx: TenantTx, row: CardTransaction,
 /** RETURN: the merchant gives back `amount` of what settled: the cardholder is credited from the network. */
 export async function writeReturn(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, amount: bigint): Promise<CardTransaction> {
   const f = row.fundingCurrency;
-  const funding = toFunding(amount, row.exchangeRate);
+  const funding = fundingPiece(row.refundedAmount, row.refundedAmount + amount, row.exchangeRate);
   await journal(ctx, tx, row, `return:${eventToken}`, 'CARD_RETURN', [system(settlementAccount(f), f, -funding), avail(row.accountId, f, funding)]);
   const refunded = row.refundedAmount + amount;
   return save(ctx, tx, row, { refundedAmount: refunded, refundCount: row.refundCount + 1, refundTotal: row.refundTotal + amount }, refunded >= row.settledAmount ? 'refund' : undefined);
@@ -277,7 +277,7 @@ export async function writeReturn(ctx: Ctx, tx: TenantTx, row: CardTransaction, 
  */
 export async function writeReturnReversal(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, amount: bigint, available: bigint): Promise<CardTransaction> {
   const f = row.fundingCurrency;
-  const funding = toFunding(amount, row.exchangeRate);
+  const funding = fundingPiece(row.refundedAmount - amount, row.refundedAmount, row.exchangeRate);
   const covered = funding <= available ? funding : 0n;
   await journal(ctx, tx, row, `reversal:${eventToken}`, 'CARD_RETURN_REVERSAL', [avail(row.accountId, f, -covered), system(receivableAccount(f), f, -(funding - covered)), system(settlementAccount(f), f, funding)]);
   const next = await save(ctx, tx, row, { refundedAmount: row.refundedAmount - amount, exceptionAmount: row.exceptionAmount + (funding - covered) }, row.status === 'REFUNDED' ? 'returnReversed' : undefined);
