@@ -103,7 +103,8 @@ describe('card authorization in a foreign currency (FX at a locked rate)', () =>
     expect(await getTx(c.id)).toMatchObject({ status: 'SETTLED', pullSummary: { count: 2, totalAmount: 180 } });
     expect(await balances(env, usd)).toEqual({ available: 8_900n, held: 0n });
     await expectLedgerConsistent(env, p.platformId);
-  });
+    // One scenario of some twenty HTTP calls (a shared, loaded machine needs more than the default 30 s).
+  }, 120_000);
 
   it('a converted amount above the available balance is declined INSUFFICIENT_FUNDS and moves nothing; a currency without a rate is CURRENCY_NOT_SUPPORTED', async () => {
     await setSharedRate('1.5');

@@ -133,10 +133,27 @@ function authorizationRow(ctx: Ctx, n: NewCardTransaction, now: Date): CardTrans
   };
 }
 
+/** Columns whose default (migration 20261206000000_card_spending) a decline's value equals: left out of its row. */
+const DEFAULTED: ReadonlyArray<keyof CardTransaction> = [
+  'settledAmount', 'refundedAmount', 'heldAmount', 'pullCount', 'pullTotal', 'pullPendingCount', 'pullConfirmAt', 'pullFails',
+  'settlementCount', 'settlementTotal', 'refundCount', 'refundTotal', 'exceptionAmount', 'expiresAt',
+];
+const isDefault = (v: unknown) => v === 0n || v === 0 || v === false || v === null;
+
+/**
+ * A decline's row without the columns it leaves at their defaults (zeros, no pull, no expiry): every approval
+ * statement carries the INSUFFICIENT_FUNDS alternative, so its parameter is kept small (issue 27, 27c).
+ */
+function declineRow(row: CardTransaction): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...row };
+  for (const k of DEFAULTED) if (isDefault(out[k])) out[k] = undefined;
+  return out;
+}
+
 /** The row, its status history row, and (approved) its CARD_TRANSACTION events, inserted when `when` holds. */
 function insertDecision(ctx: Ctx, s: OneStatement, cte: string, row: CardTransaction, when: string): void {
   const approved = row.status !== 'DECLINED';
-  s.insertIf(cte, 'card_transactions', [row], when, DECIDED_COLUMNS);
+  s.insertIf(cte, 'card_transactions', [approved ? row : declineRow(row)], when, DECIDED_COLUMNS);
   s.insertIf(`${cte}_h`, 'status_changes', [{ id: newId('StatusChange'), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: row.declineReason, createdAt: row.createdAt }], when);
   if (!approved) return;
   const resource = new JsonText(JSON.stringify(cardTransactionResource(row)));
