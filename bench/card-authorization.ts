@@ -7,7 +7,7 @@
  * approval held once, each funding source's available + held = what it was funded, the ledger balanced).
  *
  * Run: `npm run build && npx tsx bench/card-authorization.ts` (or through bench/run.ts, BENCH_ONLY=cards).
- * Env: BENCH_DURATION_S (15), BENCH_CONNECTIONS (20), BENCH_CARDS (200), BENCH_DATABASE_ROOT / DATABASE_URL,
+ * Env: BENCH_DURATION_S (15), BENCH_CONNECTIONS (20), BENCH_CARDS (200), BENCH_API_START_MS (60000), BENCH_DATABASE_ROOT / DATABASE_URL,
  * REDIS_URL. Writes bench/results/cards-latest.json. Exit code 0 target met, 2 missed, 1 failed.
  */
 import { execFile } from 'node:child_process';
@@ -29,6 +29,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const CARDS = Number(process.env.BENCH_CARDS ?? 200);
+/** How long the API may take to start (a machine loaded by others may need more than a minute). */
+const API_START_MS = Number(process.env.BENCH_API_START_MS ?? 60_000);
 const FUNDED = 10_000_000n;
 const SECRET = `bench-${randomBytes(8).toString('hex')}`;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -202,7 +204,7 @@ export async function benchCardAuthorization(given?: { tpcbTps: number }): Promi
   let api: Awaited<ReturnType<typeof startBuiltApi>> | undefined;
   try {
     await migrate(svc.url);
-    api = await startBuiltApi({ DATABASE_URL: svc.url, REDIS_URL, REDIS_PREFIX: `bench_cards_${tag}`, SVC_ENV: 'sandbox', LOG_LEVEL: 'warn', ADAPTER_CARD_SANDBOX_SECRET: SECRET, DATABASE_POOL_MAX: String(Math.max(10, CONNECTIONS)), RATE_LIMIT_MAX: '10000000' });
+    api = await startBuiltApi({ DATABASE_URL: svc.url, REDIS_URL, REDIS_PREFIX: `bench_cards_${tag}`, SVC_ENV: 'sandbox', LOG_LEVEL: 'warn', ADAPTER_CARD_SANDBOX_SECRET: SECRET, DATABASE_POOL_MAX: String(Math.max(10, CONNECTIONS)), RATE_LIMIT_MAX: '10000000' }, API_START_MS);
     log(`seeding ${CARDS} funded cards`);
     const seeded = await seed(svc.url, api.baseUrl);
     log(`${DURATION_S}s of authorizations over ${CONNECTIONS} connections`);

@@ -522,6 +522,12 @@ export const envSchema = z.object({
   // anchor:29c (Issue 29 — Citus deployment and rehearsal)
   // end:29c
   // anchor:27c (Issue 27 — authorization speed, FX on the hot path)
+  /**
+   * A card authorization in another currency than its funding source's is converted at a rate this process
+   * read at most this long ago (no Redis or provider round trip per decision); the rate is locked on the
+   * card transaction. At most FX_CACHE_TTL_SECONDS's worth (the shared rate cache) is useful.
+   */
+  CARD_FX_RATE_MAX_AGE_MS: int(60_000, 0).refine((n) => n <= 3_600_000, 'must be at most 3600000 (one hour)'),
   // end:27c
   // anchor:30b (Issue 30 — storage per payment, growth run)
   // end:30b

@@ -88,6 +88,9 @@ describe('provisioning', () => {
     env.clock.advance(31_000);
     await sweepProvisioning(env.deps, 100);
     expect((await p.request({ method: 'GET', url: `/cards/${c.id}` })).json()).toMatchObject({ state: 'ACTIVE', last4: '4005' });
+    // PROCESSING → ACTIVE is announced like an activation at creation (issue 27 "Done when").
+    expect((await events('CARD.STATE_CHANGE', c.id)).map((e) => e.data.state)).toEqual(['ACTIVE']);
+    expect(await events('CARD.STATE_CHANGE', a.id)).toHaveLength(0);
     expect((await p.request({ method: 'GET', url: `/cards/${a.id}` })).json().state).toBe('PROCESSING');
   });
 

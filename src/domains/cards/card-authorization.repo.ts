@@ -30,6 +30,8 @@ export interface AuthorizationFacts {
   currency: string;
   accountId: string | null;
   accountStatus: string | null;
+  /** The funding source's currency (what is held; equal to the card's by the spec's rules). */
+  accountCurrency: string | null;
   /** The funding source's type (issue 28: an EMBEDDED_WALLET source is signed by the card's delegated key). */
   accountType: string | null;
   customerStatus: string | null;
@@ -40,11 +42,11 @@ export interface AuthorizationFacts {
 
 interface FactsRow {
   id: string; platform_id: string; customer_id: string; platform_customer_id: string | null; state: string; currency: string;
-  account_id: string | null; account_status: string | null; account_type: string | null; customer_status: string | null; max_spend: string | null; max_amount: string | null; fingerprint: string;
+  account_id: string | null; account_status: string | null; account_currency: string | null; account_type: string | null; customer_status: string | null; max_spend: string | null; max_amount: string | null; fingerprint: string;
 }
 
 const FACTS_SQL = `SELECT c.id, c.platform_id, c.customer_id, cu.platform_customer_id, c.state, c.currency, c.funding_sources[1] AS account_id,
-       a.status AS account_status, a.type AS account_type, cu.status AS customer_status, c.max_spend_per_transaction::text AS max_spend, pc.max_amount::text AS max_amount,
+       a.status AS account_status, a.currency AS account_currency, a.type AS account_type, cu.status AS customer_status, c.max_spend_per_transaction::text AS max_spend, pc.max_amount::text AS max_amount,
        ${AUTHORIZATION_FINGERPRINT_SQL} AS fingerprint
   ${AUTHORIZATION_FACTS_FROM}
  WHERE c.platform_id = (SELECT l.platform_id FROM tenant_lookups l WHERE l.kind = 'CARD_PROCESSOR_REF' AND l.value = $1 || chr(31) || $2)
@@ -57,7 +59,7 @@ export async function readAuthorizationFacts(pool: pg.Pool, adapterId: string, p
   if (!r) return undefined;
   return {
     cardId: r.id, platformId: r.platform_id, customerId: r.customer_id, platformCustomerId: r.platform_customer_id, state: r.state, currency: r.currency,
-    accountId: r.account_id, accountStatus: r.account_status, accountType: r.account_type, customerStatus: r.customer_status,
+    accountId: r.account_id, accountStatus: r.account_status, accountCurrency: r.account_currency, accountType: r.account_type, customerStatus: r.customer_status,
     maxSpendPerTransaction: r.max_spend === null ? null : BigInt(r.max_spend), platformMaxAmount: r.max_amount === null ? null : BigInt(r.max_amount),
     fingerprint: r.fingerprint,
   };

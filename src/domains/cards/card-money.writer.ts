@@ -10,7 +10,7 @@ import { AUTHORIZATION_FACTS_FROM, AUTHORIZATION_FINGERPRINT_SQL } from './card-
 import { poolOf } from '../../platform/db.js';
 import type { CardMessageKind, CardMerchant } from '../../adapters/card-issuer/port.js';
 import {
-  CARD_TRANSACTION_EVENT, cardTransactionLifecycle, cardTransactionTransitions, isCredit, isFinancial, toFunding,
+  CARD_TRANSACTION_EVENT, cardTransactionLifecycle, cardTransactionTransitions, fundingPiece, isCredit, isFinancial, toFunding,
   type CardTransactionEvent, type DeclineReason, type MerchantMagic,
 } from './card-transactions.model.js';
 import { cardTransactionResource } from './card-transactions.resource.js';
@@ -133,10 +133,27 @@ function authorizationRow(ctx: Ctx, n: NewCardTransaction, now: Date): CardTrans
   };
 }
 
+/** Columns whose default (migration 20261206000000_card_spending) a decline's value equals: left out of its row. */
+const DEFAULTED: ReadonlyArray<keyof CardTransaction> = [
+  'settledAmount', 'refundedAmount', 'heldAmount', 'pullCount', 'pullTotal', 'pullPendingCount', 'pullConfirmAt', 'pullFails',
+  'settlementCount', 'settlementTotal', 'refundCount', 'refundTotal', 'exceptionAmount', 'expiresAt',
+];
+const isDefault = (v: unknown) => v === 0n || v === 0 || v === false || v === null;
+
+/**
+ * A decline's row without the columns it leaves at their defaults (zeros, no pull, no expiry): every approval
+ * statement carries the INSUFFICIENT_FUNDS alternative, so its parameter is kept small (issue 27, 27c).
+ */
+function declineRow(row: CardTransaction): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...row };
+  for (const k of DEFAULTED) if (isDefault(out[k])) out[k] = undefined;
+  return out;
+}
+
 /** The row, its status history row, and (approved) its CARD_TRANSACTION events, inserted when `when` holds. */
 function insertDecision(ctx: Ctx, s: OneStatement, cte: string, row: CardTransaction, when: string): void {
   const approved = row.status !== 'DECLINED';
-  s.insertIf(cte, 'card_transactions', [row], when, DECIDED_COLUMNS);
+  s.insertIf(cte, 'card_transactions', [approved ? row : declineRow(row)], when, DECIDED_COLUMNS);
   s.insertIf(`${cte}_h`, 'status_changes', [{ id: newId('StatusChange'), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: row.declineReason, createdAt: row.createdAt }], when);
   if (!approved) return;
   const resource = new JsonText(JSON.stringify(cardTransactionResource(row)));
@@ -231,7 +248,7 @@ export async function writeAdvice(ctx: Ctx, tx: TenantTx, row: CardTransaction, 
 export async function writeClearing(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, amount: bigint, available: bigint): Promise<CardTransaction> {
   const a = row.accountId;
   const f = row.fundingCurrency;
-  const funding = toFunding(amount, row.exchangeRate);
+  const funding = fundingPiece(row.settledAmount, row.settledAmount + amount, row.exchangeRate);
   if (row.direction === 'CREDIT') {
     await journal(ctx, tx, row, `clear:${eventToken}`, 'CARD_CREDIT_CLEARING', [system(settlementAccount(f), f, -funding), avail(a, f, funding)]);
     return save(ctx, tx, row, { settledAmount: row.settledAmount + amount, settlementCount: row.settlementCount + 1, settlementTotal: row.settlementTotal + amount }, 'settle');
@@ -265,7 +282,7 @@ export async function writeRelease(ctx: Ctx, tx: TenantTx, row: CardTransaction,
 /** RETURN: the merchant gives back `amount` of what settled: the cardholder is credited from the network. */
 export async function writeReturn(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, amount: bigint): Promise<CardTransaction> {
   const f = row.fundingCurrency;
-  const funding = toFunding(amount, row.exchangeRate);
+  const funding = fundingPiece(row.refundedAmount, row.refundedAmount + amount, row.exchangeRate);
   await journal(ctx, tx, row, `return:${eventToken}`, 'CARD_RETURN', [system(settlementAccount(f), f, -funding), avail(row.accountId, f, funding)]);
   const refunded = row.refundedAmount + amount;
   return save(ctx, tx, row, { refundedAmount: refunded, refundCount: row.refundCount + 1, refundTotal: row.refundTotal + amount }, refunded >= row.settledAmount ? 'refund' : undefined);
@@ -277,7 +294,7 @@ export async function writeReturn(ctx: Ctx, tx: TenantTx, row: CardTransaction, 
  */
 export async function writeReturnReversal(ctx: Ctx, tx: TenantTx, row: CardTransaction, eventToken: string, amount: bigint, available: bigint): Promise<CardTransaction> {
   const f = row.fundingCurrency;
-  const funding = toFunding(amount, row.exchangeRate);
+  const funding = fundingPiece(row.refundedAmount - amount, row.refundedAmount, row.exchangeRate);
   const covered = funding <= available ? funding : 0n;
   await journal(ctx, tx, row, `reversal:${eventToken}`, 'CARD_RETURN_REVERSAL', [avail(row.accountId, f, -covered), system(receivableAccount(f), f, -(funding - covered)), system(settlementAccount(f), f, funding)]);
   const next = await save(ctx, tx, row, { refundedAmount: row.refundedAmount - amount, exceptionAmount: row.exceptionAmount + (funding - covered) }, row.status === 'REFUNDED' ? 'returnReversed' : undefined);

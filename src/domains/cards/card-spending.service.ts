@@ -6,9 +6,10 @@ import { platformOfLookup } from '../../platform/tenant-lookups.js';
 import type { Card, CardTransaction } from '../../generated/prisma/client.js';
 import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventReceipt } from '../../adapters/card-issuer/port.js';
 import { poolOf } from '../../platform/db.js';
-import { getExchangeRate } from '../fees/index.js';
+import { isKnownCurrency } from '../../platform/currencies.js';
+import { cardAuthorizationRate } from './card-fx.js';
 import { EMBEDDED_WALLET, signCardAuthorization } from '../wallet/index.js'; // anchor 28b
-import { decideAuthorization, isCredit, merchantMagic, minorRate, toFunding, type DeclineReason } from './card-transactions.model.js';
+import { decideAuthorization, isCredit, merchantMagic, toFunding, type DeclineReason } from './card-transactions.model.js';
 import {
   claimCardEvent, lockCardTransaction, writeAdvice, writeAuthorization, writeClearing, writeCredit, writePullConfirmed,
   writeRelease, writeReturn, writeReturnReversal, type AuthorizationWrite, type DecidedAuthorization, type NewCardTransaction,
@@ -31,17 +32,8 @@ const answer = (t: DecidedAuthorization): AuthorizationDecision =>
     ? { approved: false, cardTransactionId: t.id, reason: t.declineReason ?? 'DECLINED' }
     : { approved: true, cardTransactionId: t.id, heldAmount: t.heldAmount, currency: t.fundingCurrency };
 
-/** The locked rate: 1 in one currency, else the FX provider's (funding per transaction minor unit). */
-async function lockedRate(ctx: Ctx, transactionCurrency: string, fundingCurrency: string): Promise<string | null> {
-  if (transactionCurrency === fundingCurrency) return '1';
-  try {
-    const { rate } = await getExchangeRate(ctx, fundingCurrency, transactionCurrency);
-    return minorRate(rate, transactionCurrency, fundingCurrency);
-  } catch (err) {
-    ctx.logger.warn({ err, transactionCurrency, fundingCurrency }, 'no rate for a card authorization: declined');
-    return null;
-  }
-}
+/** The locked rate: 1 in one currency, else the FX port's, kept per process for a bounded age (card-fx.ts). */
+const lockedRate = (ctx: Ctx, transactionCurrency: string, fundingCurrency: string): Promise<string | null> => cardAuthorizationRate(ctx, transactionCurrency, fundingCurrency);
 
 /**
  * Per process, per Prisma client: the facts of recently authorized cards by processor reference, so a
@@ -66,6 +58,8 @@ function factsCacheOf(deps: AppDeps): LRUCache<string, AuthorizationFacts> {
  * first answer and never holds twice. Balance inquiries decide and move nothing.
  */
 export async function authorizeCard(deps: AppDeps, adapterId: string, req: AuthorizationRequest): Promise<AuthorizationDecision> {
+  // A code no one pays in (ISO's XTS, a typo) has no rate and no row could show it: declined, nothing written.
+  if (!isKnownCurrency(req.currency)) return { approved: false, cardTransactionId: null, reason: 'CURRENCY_NOT_SUPPORTED' };
   const cache = factsCacheOf(deps);
   const key = `${adapterId}\u0000${req.processorRef}`;
   const pool = poolOf(deps.prisma);
@@ -87,7 +81,9 @@ export async function authorizeCard(deps: AppDeps, adapterId: string, req: Autho
 
 /** The decision on the card's facts (card-transactions.model.ts decideAuthorization): the row to write. */
 async function decide(ctx: Ctx, f: AuthorizationFacts, req: AuthorizationRequest): Promise<NewCardTransaction> {
-  const rate = await lockedRate(ctx, req.currency, f.currency);
+  // The hold is in the funding source's currency (the card's, by the spec's rules; the source's if they ever differ).
+  const fundingCurrency = f.accountCurrency ?? f.currency;
+  const rate = await lockedRate(ctx, req.currency, fundingCurrency);
   const magic = merchantMagic(req.merchant.descriptor, ctx.config.SVC_ENV === 'sandbox');
   const decline: DeclineReason | null = rate === null ? 'CURRENCY_NOT_SUPPORTED' : decideAuthorization({
     cardState: f.state, cardholderStatus: f.customerStatus ?? 'UNKNOWN',
@@ -98,11 +94,11 @@ async function decide(ctx: Ctx, f: AuthorizationFacts, req: AuthorizationRequest
   // Issue 28 (anchor 28b): money leaves an embedded wallet only signed — here by the card's delegated key, the customer absent.
   const fundingAmount = rate === null ? 0n : toFunding(req.amount, rate);
   const unsigned = !decline && req.kind !== 'BALANCE_INQUIRY' && !isCredit(req.kind) && f.accountType === EMBEDDED_WALLET && f.accountId !== null
-    && !(await signCardAuthorization(ctx, { cardId: f.cardId, accountId: f.accountId, issuerTransactionToken: req.issuerTransactionToken, amount: fundingAmount, currency: f.currency }));
+    && !(await signCardAuthorization(ctx, { cardId: f.cardId, accountId: f.accountId, issuerTransactionToken: req.issuerTransactionToken, amount: fundingAmount, currency: fundingCurrency }));
   return {
     id: newId('CardTransaction'), cardId: f.cardId, customerId: f.customerId, platformCustomerId: f.platformCustomerId ?? '',
     accountId: f.accountId ?? '', issuerTransactionToken: req.issuerTransactionToken, kind: req.kind, merchant: req.merchant, currency: req.currency,
-    fundingCurrency: f.currency, exchangeRate: rate ?? '1', amount: req.amount, magic, decline: unsigned ? 'FUNDING_SOURCE_UNAVAILABLE' : decline,
+    fundingCurrency, exchangeRate: rate ?? '1', amount: req.amount, magic, decline: unsigned ? 'FUNDING_SOURCE_UNAVAILABLE' : decline,
   };
 }
 

@@ -109,3 +109,14 @@ export function toFunding(amount: bigint, rate: string): bigint {
   if (rate === '1') return amount;
   return BigInt(new Decimal(amount.toString()).times(rate).ceil().toFixed(0));
 }
+
+/**
+ * What a piece of a transaction (a clearing, a return) is in the funding currency: the converted running
+ * total after it minus the converted running total before it, at the locked rate. Pieces then add up to
+ * exactly the conversion of their sum (a full return gives back exactly what the clearings took), however
+ * the network splits them; in one currency it is the piece itself.
+ */
+export function fundingPiece(before: bigint, after: bigint, rate: string): bigint {
+  if (rate === '1') return after - before;
+  return toFunding(after, rate) - toFunding(before, rate);
+}
