@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { citusPlan } from '../../src/cli/citus-distribute.js';
 import { COORDINATOR_LOCAL_TABLES, GLOBAL_LOOKUP_TABLES, PLATFORM_WIDE_TABLES, TENANT_COLUMN } from '../../src/platform/tenant-tables.js';
 import { withDatabase } from '../helpers/global-setup.js';
+import { cloneDatabase, dropDatabase } from '../helpers/test-databases.js';
 
 interface CatalogTable {
   name: string;
@@ -127,13 +128,7 @@ beforeAll(async () => {
   // A clone of the migrated template (test/helpers/global-setup.ts), named so its sweep of crashed runs recognises it.
   const rootUrl = inject('databaseUrl');
   cloneName = `svc_t_${Math.floor(Date.now() / 1000)}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: rootUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${cloneName}" TEMPLATE "${inject('templateDb')}"`);
-  } finally {
-    await admin.end();
-  }
+  await cloneDatabase(rootUrl, cloneName, inject('templateDb'));
   const client = new pg.Client({ connectionString: withDatabase(rootUrl, cloneName) });
   await client.connect();
   try {
@@ -145,10 +140,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!cloneName) return;
-  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${cloneName}" WITH (FORCE)`).catch(() => undefined);
-  await admin.end();
+  await dropDatabase(inject('databaseUrl'), cloneName);
 });
 
 const list = (xs: string[]) => `${xs.length}:\n  ${xs.join('\n  ')}`;
