@@ -40,6 +40,8 @@ synchronous_commit = off
 full_page_writes = off
 # Triggers remain on tenant tables (ledger balance, lookups, outbox): Citus runs them on the shards.
 citus.enable_unsafe_triggers = on
+# Per-database counters of single- and multi-shard executions (citus_stat_counters): the rehearsal's figures.
+citus.enable_stat_counters = on
 EOF
     echo "host all all 127.0.0.1/32 trust" >"$data/pg_hba.conf"
     echo "local all all trust" >>"$data/pg_hba.conf"

@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../src/cli/db-migrate.js';
-import { createTemplateDatabase } from './test-databases.js';
+import { createEmptyDatabase } from './test-databases.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -50,7 +50,7 @@ export default async function setup(project: TestProject) {
     await admin.query('SELECT pg_advisory_lock(727002)');
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [templateDb]);
     if (exists.rowCount === 0) {
-      await createTemplateDatabase(directUrl, templateDb);
+      await createEmptyDatabase(directUrl, templateDb);
       await migrate(withDatabase(directUrl, templateDb));
     }
     // Per-file databases are dropped when their file ends; these are leftovers of crashed runs.

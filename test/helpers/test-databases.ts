@@ -29,8 +29,8 @@ async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Pro
   }
 }
 
-/** Creates the (empty) template database; on Citus on every node, joined as a cluster, before it is migrated. */
-export async function createTemplateDatabase(rootUrl: string, name: string): Promise<void> {
+/** Creates an empty database (the template, a bench scratch); on Citus on every node, joined as one cluster, ready to migrate. */
+export async function createEmptyDatabase(rootUrl: string, name: string): Promise<void> {
   await withClient(rootUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
   if (!onCitus()) return;
   for (const w of workerUrls(rootUrl)) {
