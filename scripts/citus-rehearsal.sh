@@ -42,6 +42,8 @@ full_page_writes = off
 citus.enable_unsafe_triggers = on
 # Per-database counters of single- and multi-shard executions (citus_stat_counters): the rehearsal's figures.
 citus.enable_stat_counters = on
+# Few shards per table for a rehearsal on one machine (a production cluster keeps the default 32 or more).
+citus.shard_count = 8
 EOF
     echo "host all all 127.0.0.1/32 trust" >"$data/pg_hba.conf"
     echo "local all all trust" >>"$data/pg_hba.conf"

@@ -7,7 +7,7 @@ import { COORDINATOR_LOCAL_TABLES, GLOBAL_LOOKUP_TABLES, PLATFORM_WIDE_TABLES, T
  * distributed table on `platform_id`, all co-located, so the rows one payment touches live on one worker;
  * the platform-wide tables (src/platform/tenant-tables.ts) are reference tables, copied to every node,
  * except the coordinator's own (`_migrations`); the global lookup tables are distributed by the value looked
- * up. The plan is worked out from the catalog each run, so tables added by later migrations are distributed
+ * up (or reference tables, when they have unique keys on different columns). The plan is worked out from the catalog each run, so tables added by later migrations are distributed
  * too, and a table Citus already knows is left alone (idempotent).
  */
 
@@ -53,9 +53,9 @@ export function citusPlan(tables: readonly CatalogTable[], foreignKeys: readonly
   }
   for (const t of lookups) {
     const column = GLOBAL_LOOKUP_TABLES[t.name]!.distributeBy;
-    if (!t.columns.includes(column)) throw new Error(`lookup table ${t.name} has no column ${column} to distribute by`);
+    if (column !== null && !t.columns.includes(column)) throw new Error(`lookup table ${t.name} has no column ${column} to distribute by`);
   }
-  const referenceSet = new Set(wide.map((t) => t.name));
+  const referenceSet = new Set([...wide, ...lookups.filter((t) => GLOBAL_LOOKUP_TABLES[t.name]!.distributeBy === null)].map((t) => t.name).sort());
   for (const fk of foreignKeys) {
     if (referenceSet.has(fk.table) && !referenceSet.has(fk.refTable)) {
       throw new Error(`reference table ${fk.table} has a foreign key to ${fk.refTable}, which is not a reference table (Citus refuses it)`);
@@ -70,7 +70,10 @@ export function citusPlan(tables: readonly CatalogTable[], foreignKeys: readonly
       column: TENANT_COLUMN,
       colocateWith: table === anchor ? 'none' : anchor!,
     })),
-    ...lookups.map((t) => ({ table: t.name, column: GLOBAL_LOOKUP_TABLES[t.name]!.distributeBy, colocateWith: 'none' })),
+    ...lookups.flatMap((t) => {
+      const column = GLOBAL_LOOKUP_TABLES[t.name]!.distributeBy;
+      return column === null ? [] : [{ table: t.name, column, colocateWith: 'none' }];
+    }),
   ];
   return {
     reference: inForeignKeyOrder([...referenceSet], foreignKeys).filter((t) => !known.has(t)),

@@ -32,15 +32,18 @@ export const COORDINATOR_LOCAL_TABLES: readonly string[] = ['_migrations'];
 /**
  * Tables that carry `platform_id` as data but are keyed by a globally unique opaque value looked up
  * before the platform is known. Key: table; value: what it maps, and its Citus distribution column (a
- * column of its primary key: the value looked up, so a lookup is one shard).
+ * column of its primary key: the value looked up, so a lookup is one shard), or null for a reference table
+ * (unique keys on different columns, which no one distribution column can keep).
  */
-export const GLOBAL_LOOKUP_TABLES: Record<string, { why: string; distributeBy: string }> = {
+export const GLOBAL_LOOKUP_TABLES: Record<string, { why: string; distributeBy: string | null }> = {
   collection_credits: {
     why: 'credits a collection provider reported, keyed by the provider’s credit id; an unmatched one has no platform',
-    distributeBy: 'id',
+    // Unique by id, by (adapter_id, provider_credit_id) and by transaction_id; written once per pay-in.
+    distributeBy: null,
   },
   tenant_lookups: {
     why: 'client ids, hosted-KYC tokens, device codes, agent access tokens, invitation codes, bank-link tokens, SCA reset tokens → their platform and row',
     distributeBy: 'value',
   },
 };
+

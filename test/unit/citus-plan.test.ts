@@ -13,6 +13,7 @@ const tables: CatalogTable[] = [
   { name: 'quotes', columns: ['platform_id', 'id'] },
   { name: 'customers', columns: ['platform_id', 'id'] },
   { name: 'tenant_lookups', columns: ['kind', 'value', 'platform_id'] },
+  { name: 'collection_credits', columns: ['id', 'adapter_id', 'provider_credit_id', 'platform_id'] },
 ];
 const fks: CatalogForeignKey[] = [
   { table: 'transactions', refTable: 'quotes' },
@@ -29,12 +30,13 @@ describe('the Citus distribution plan', () => {
       { table: 'transactions', column: 'platform_id', colocateWith: 'customers' },
       { table: 'tenant_lookups', column: 'value', colocateWith: 'none' },
     ]);
-    expect(plan.reference).toEqual(['platforms', 'service_keys']);
+    // collection_credits: unique keys on different columns, so a copy on every node.
+    expect(plan.reference).toEqual(['collection_credits', 'platforms', 'service_keys']);
     expect(plan.local).toEqual(['_migrations']);
   });
 
   it('on a distributed schema plans only the new tables, co-located with the existing group', () => {
-    const known = new Set(['platforms', 'service_keys', 'customers', 'quotes', 'transactions', 'tenant_lookups']);
+    const known = new Set(['platforms', 'service_keys', 'customers', 'quotes', 'transactions', 'tenant_lookups', 'collection_credits']);
     const plan = citusPlan([...tables, { name: 'accounts', columns: ['platform_id', 'id'] }, { name: 'sandbox_bank_payouts', columns: ['id'] }], fks, known);
     expect(plan.distributed).toEqual([{ table: 'accounts', column: 'platform_id', colocateWith: 'customers' }]);
     expect(plan.reference).toEqual(['sandbox_bank_payouts']);
