@@ -46,6 +46,7 @@ import { loadConfig } from '../src/config.js';
 import { PAYMENTS_QUEUE } from '../src/domains/payments/transactions.jobs.js';
 import { RAIL_DELAYS_MS } from '../src/adapters/rails/sandbox/index.js';
 import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
+import { createEmptyDatabase, dropDatabase } from '../test/helpers/test-databases.js';
 import type { LoadJob, LoadResult } from './load.js';
 import { apiCall, pool, until } from './helpers.js';
 
@@ -292,19 +293,10 @@ class Scratch {
   private readonly made: string[] = [];
   readonly tag = `${Math.floor(Date.now() / 1000)}_${randomBytes(3).toString('hex')}`;
 
-  private async admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-    const c = new pg.Client({ connectionString: ROOT_URL });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  }
-
   async create(kind: string): Promise<string> {
     const name = `${kind}_${this.tag}`;
-    await this.admin((c) => c.query(`CREATE DATABASE "${name}"`));
+    // On a Citus cluster (TEST_CITUS_WORKERS, docs/deploy.md "Citus"): on every node, joined as one.
+    await createEmptyDatabase(ROOT_URL, name);
     this.made.push(name);
     return withDatabase(ROOT_URL, name);
   }
@@ -312,7 +304,7 @@ class Scratch {
   async drop(url: string): Promise<void> {
     const name = new URL(url).pathname.slice(1);
     if (KEEP_DB) return log(`kept database ${name} (BENCH_KEEP_DB=1)`);
-    await this.admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    await dropDatabase(ROOT_URL, name);
     this.made.splice(this.made.indexOf(name), 1);
   }
 

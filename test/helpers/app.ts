@@ -17,6 +17,7 @@ import { createPlatform, type CreatedPlatform, type CreatePlatformInput } from '
 import { startWorkers, type RunningWorkers } from '../../src/workers.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { withDatabase } from './global-setup.js';
+import { cloneDatabase, dropDatabase } from './test-databases.js';
 
 export const BASE = '/2025-10-13';
 /** 32 bytes, base64: the sealing key of production-mode test environments. */
@@ -67,11 +68,13 @@ export async function createTestEnv(
   const suffix = randomBytes(5).toString('hex');
   const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_${suffix}`;
   const rootUrl = inject('databaseDirectUrl');
-  const admin = new pg.Client({ connectionString: rootUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${opts.templateDb ?? inject('templateDb')}"`);
-  for (const [k, v] of Object.entries(opts.databaseSettings ?? {})) await admin.query(`ALTER DATABASE "${dbName}" SET ${k} = ${pg.escapeLiteral(v)}`);
-  await admin.end();
+  await cloneDatabase(rootUrl, dbName, opts.templateDb ?? inject('templateDb'));
+  if (opts.databaseSettings && Object.keys(opts.databaseSettings).length > 0) {
+    const admin = new pg.Client({ connectionString: rootUrl });
+    await admin.connect();
+    for (const [k, v] of Object.entries(opts.databaseSettings)) await admin.query(`ALTER DATABASE "${dbName}" SET ${k} = ${pg.escapeLiteral(v)}`);
+    await admin.end();
+  }
   // The app's connections go where DATABASE_URL says (PgBouncer in CI's pooled run); creating and
   // dropping databases always goes directly.
   const databaseUrl = withDatabase(inject('databaseUrl'), dbName);
@@ -135,10 +138,7 @@ export async function createTestEnv(
       await closeQueues(queues);
       await redis.quit();
       await prisma.$disconnect();
-      const drop = new pg.Client({ connectionString: rootUrl });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-      await drop.end();
+      await dropDatabase(rootUrl, dbName);
     },
   };
 }

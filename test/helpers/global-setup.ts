@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../src/cli/db-migrate.js';
 import { partitionedTemplate } from './partitioned-db.js';
+import { createEmptyDatabase } from './test-databases.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -50,7 +51,7 @@ export default async function setup(project: TestProject) {
     await admin.query('SELECT pg_advisory_lock(727002)');
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [templateDb]);
     if (exists.rowCount === 0) {
-      await admin.query(`CREATE DATABASE "${templateDb}"`);
+      await createEmptyDatabase(directUrl, templateDb);
       await migrate(withDatabase(directUrl, templateDb));
     }
     // Per-file databases are dropped when their file ends; these are leftovers of crashed runs.

@@ -10,42 +10,17 @@
  *   `ON UPDATE CASCADE` (Citus refuses it on the distribution column; ids never change anyway);
  * - a value looked up before the platform is known (a client id, a token, a code) is made globally
  *   unique through GLOBAL_LOOKUP_TABLES, never by a unique index of the tenant table.
- * Tables without `platform_id` must be named in PLATFORM_WIDE_TABLES with the reason (Citus reference
- * tables or local tables); a new table is a tenant table by default and the lint names what it lacks.
+ * Tables without `platform_id` must be named in PLATFORM_WIDE_TABLES (src/platform/tenant-tables.ts, which
+ * `db:migrate` on Citus reads too) with the reason (Citus reference tables or local tables); a new table is a
+ * tenant table by default and the lint names what it lacks.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { citusPlan } from '../../src/cli/citus-distribute.js';
+import { COORDINATOR_LOCAL_TABLES, GLOBAL_LOOKUP_TABLES, PLATFORM_WIDE_TABLES, TENANT_COLUMN } from '../../src/platform/tenant-tables.js';
 import { withDatabase } from '../helpers/global-setup.js';
-
-const TENANT_COLUMN = 'platform_id';
-
-/** Tables that belong to no platform. Key: table; value: why (and what it becomes on Citus). */
-const PLATFORM_WIDE_TABLES: Record<string, string> = {
-  _migrations: 'the migration runner’s own record (local to the coordinator)',
-  platforms: 'the tenants themselves, keyed by their id (a reference table: every node joins against it)',
-  service_keys: 'server-wide signing/sealing keys, not any platform’s (reference table)',
-  // The sandbox adapters' simulated providers: the provider's own records, known by its reference
-  // and idempotency key, read and written only by the sandbox adapter (reference tables).
-  sandbox_bank_payouts: 'the sandbox rail’s simulated bank: its payouts',
-  sandbox_bank_refunds: 'the sandbox rail’s simulated bank: its refunds',
-  sandbox_issuer_clients: 'the sandbox stablecoin issuer’s simulated provider: its clients',
-  sandbox_issuer_operations: 'the sandbox stablecoin issuer’s simulated provider: its operations',
-  sandbox_collection_credits: 'the sandbox collection provider’s simulated bank: the credits it received',
-  collection_poll_cursors: 'how far the reconciliation poll has read each collection provider (one row per adapter, no platform)',
-  // Not truly platform-wide (left for the sweepers item of issue 29): the coordinates sweep's queue of
-  // internal account ids, filled by a trigger on internal_accounts; it should carry platform_id.
-  collection_accounts_due: 'the coordinates sweep’s queue of internal accounts to look at (TODO: platform_id)',
-};
-
-/**
- * Tables that carry `platform_id` as data but are keyed by a globally unique opaque value looked up
- * before the platform is known (distributed by that key on Citus). Key: table; value: what it maps.
- */
-const GLOBAL_LOOKUP_TABLES: Record<string, string> = {
-  collection_credits: 'credits a collection provider reported, keyed by the provider’s credit id; an unmatched one has no platform',
-  tenant_lookups: 'client ids, hosted-KYC tokens, device codes, agent access tokens, invitation codes, bank-link tokens, SCA reset tokens → their platform and row',
-};
+import { cloneDatabase, dropDatabase } from '../helpers/test-databases.js';
 
 interface CatalogTable {
   name: string;
@@ -119,7 +94,7 @@ interface Violations {
   cascades: string[];
 }
 
-function tenantKeyViolations(catalog: Catalog, platformWide = PLATFORM_WIDE_TABLES, lookups = GLOBAL_LOOKUP_TABLES): Violations {
+function tenantKeyViolations(catalog: Catalog, platformWide: Record<string, unknown> = PLATFORM_WIDE_TABLES, lookups: Record<string, unknown> = GLOBAL_LOOKUP_TABLES): Violations {
   const out: Violations = { tables: [], keys: [], foreignKeys: [], cascades: [] };
   const isTenant = new Map(catalog.tables.map((t) => [t.name, t.columns.includes(TENANT_COLUMN) && !(t.name in lookups)]));
   for (const t of catalog.tables) {
@@ -153,13 +128,7 @@ beforeAll(async () => {
   // A clone of the migrated template (test/helpers/global-setup.ts), named so its sweep of crashed runs recognises it.
   const rootUrl = inject('databaseUrl');
   cloneName = `svc_t_${Math.floor(Date.now() / 1000)}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: rootUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${cloneName}" TEMPLATE "${inject('templateDb')}"`);
-  } finally {
-    await admin.end();
-  }
+  await cloneDatabase(rootUrl, cloneName, inject('templateDb'));
   const client = new pg.Client({ connectionString: withDatabase(rootUrl, cloneName) });
   await client.connect();
   try {
@@ -171,10 +140,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!cloneName) return;
-  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${cloneName}" WITH (FORCE)`).catch(() => undefined);
-  await admin.end();
+  await dropDatabase(inject('databaseUrl'), cloneName);
 });
 
 const list = (xs: string[]) => `${xs.length}:\n  ${xs.join('\n  ')}`;
@@ -203,6 +169,21 @@ describe('every key of a tenant table names the tenant (issue 29: Citus and hash
   it('no foreign key of a tenant table cascades (or nulls) on update', () => {
     const v = tenantKeyViolations(catalog);
     expect(v.cascades, `foreign keys acting on update ${list(v.cascades)}`).toEqual([]);
+  });
+
+  it('on Citus (db:migrate): tenant tables distributed by platform_id in one group, the platform-wide ones reference tables', () => {
+    const plan = citusPlan(catalog.tables, catalog.foreignKeys);
+    const tenant = catalog.tables.filter((t) => t.columns.includes(TENANT_COLUMN) && !(t.name in GLOBAL_LOOKUP_TABLES)).map((t) => t.name);
+    const byPlatform = plan.distributed.filter((d) => d.column === TENANT_COLUMN);
+    expect(byPlatform.map((d) => d.table).sort()).toEqual(tenant.sort());
+    expect(new Set(byPlatform.map((d) => (d.colocateWith === 'none' ? d.table : d.colocateWith))).size).toBe(1);
+    const lookups = Object.entries(GLOBAL_LOOKUP_TABLES);
+    expect(plan.distributed.filter((d) => d.column !== TENANT_COLUMN).map((d) => [d.table, d.column])).toEqual(lookups.filter(([, l]) => l.distributeBy !== null).map(([t, l]) => [t, l.distributeBy]));
+    expect([...plan.reference, ...plan.local].sort()).toEqual([...Object.keys(PLATFORM_WIDE_TABLES), ...lookups.filter(([, l]) => l.distributeBy === null).map(([t]) => t)].sort());
+    expect(plan.local).toEqual([...COORDINATOR_LOCAL_TABLES]);
+    // A referenced table is distributed before the tables that point at it.
+    const at = new Map(plan.distributed.map((d, i) => [d.table, i]));
+    for (const f of catalog.foreignKeys) if (at.has(f.table) && at.has(f.refTable) && f.table !== f.refTable) expect(at.get(f.refTable)!).toBeLessThan(at.get(f.table)!);
   });
 
   it('the lint reports each kind of offence (guards against a lint that cannot fail)', () => {

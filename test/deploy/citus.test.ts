@@ -1,0 +1,100 @@
+/**
+ * Issue 29 (29c): the Citus rehearsal's own checks, run only against a Citus cluster
+ * (TEST_CITUS_WORKERS, docs/deploy.md "Citus"; CI runs plain PostgreSQL and skips this file).
+ * - the schema is distributed as db:migrate's plan says (tenant tables co-located on platform_id);
+ * - a platform's shards of every tenant table are on one worker;
+ * - starting payments through HTTP executes no multi-shard statement (citus_stat_counters), and the
+ *   money stays exact (ledger consistent, balances moved by the amounts paid).
+ * It prints the single-shard executions per payment (the rehearsal's figure in docs/decisions.md).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, eventually, type TestEnv } from '../helpers/app.js';
+import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
+import { TENANT_COLUMN } from '../../src/platform/tenant-tables.js';
+
+const onCitus = Boolean(process.env.TEST_CITUS_WORKERS);
+const PAYMENTS = 20;
+
+describe.skipIf(!onCitus)('on a Citus cluster (rehearsal only)', () => {
+  let env: TestEnv;
+  let db: pg.Client;
+  beforeAll(async () => {
+    env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0' });
+    db = new pg.Client({ connectionString: env.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db?.end();
+    await env?.close();
+  });
+
+  const counters = async () => {
+    const r = await db.query<{ single: string; multi: string }>(
+      `SELECT query_execution_single_shard AS single, query_execution_multi_shard AS multi FROM citus_stat_counters WHERE name = current_database()`,
+    );
+    return { single: Number(r.rows[0]!.single), multi: Number(r.rows[0]!.multi) };
+  };
+
+  it('distributes every tenant table by platform_id in one co-location group', async () => {
+    const r = await db.query<{ table: string; column: string | null; colocation: number; method: string }>(
+      `SELECT c.relname AS table, column_to_column_name(p.logicalrelid, p.partkey) AS column, p.colocationid AS colocation, p.partmethod AS method
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         LEFT JOIN pg_dist_partition p ON p.logicalrelid = c.oid
+        WHERE n.nspname = 'public' AND c.relkind = 'r'
+          AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = $1 AND NOT a.attisdropped)
+          AND c.relname NOT IN ('tenant_lookups', 'collection_credits')`,
+      [TENANT_COLUMN],
+    );
+    expect(r.rows.length).toBeGreaterThan(20);
+    expect(r.rows.filter((x) => x.method !== 'h' || x.column !== TENANT_COLUMN).map((x) => x.table)).toEqual([]);
+    expect(new Set(r.rows.map((x) => x.colocation)).size).toBe(1);
+  });
+
+  it('starts and settles payments through HTTP with single-shard statements only, on the platform’s one worker', async () => {
+    const workers = env.startWorkers();
+    const p = await env.platform();
+    const c = await anApprovedCustomer(env, p, ['USD']);
+    const dest = await anActiveExternalAccount(p, usdBankAccount(), c.customerId);
+    await fund(p, c.accounts.USD!, 1_000_000);
+    await workers.close();
+
+    const nodes = await db.query<{ node: string }>(
+      `SELECT DISTINCT s.nodename || ':' || s.nodeport AS node
+         FROM pg_dist_partition p JOIN pg_dist_shard_placement s ON s.shardid = get_shard_id_for_distribution_column(p.logicalrelid, $1::text)
+        WHERE p.partmethod = 'h' AND column_to_column_name(p.logicalrelid, p.partkey) = $2`,
+      [p.platformId, TENANT_COLUMN],
+    );
+    expect(nodes.rows.length, nodes.rows.map((n) => n.node).join(', ')).toBe(1);
+
+    const before = await counters();
+    const ids: string[] = [];
+    for (let i = 0; i < PAYMENTS; i++) {
+      const res = await p.request({
+        method: 'POST',
+        url: '/quotes',
+        payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000, immediatelyExecute: true },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      ids.push(res.json().transactionId as string);
+    }
+    const after = await counters();
+    console.log(`citus: ${PAYMENTS} payments started through HTTP on ${nodes.rows[0]!.node}: ${(after.single - before.single) / PAYMENTS} single-shard and ${(after.multi - before.multi) / PAYMENTS} multi-shard executions per payment`);
+    expect(after.multi - before.multi).toBe(0);
+
+    const settling = env.startWorkers();
+    try {
+      await eventually(async () => {
+        const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM transactions WHERE platform_id = $1 AND id = ANY($2) AND status = 'COMPLETED'`, [p.platformId, ids]);
+        return r.rows[0]!.n === PAYMENTS;
+      }, 60_000, 100);
+    } finally {
+      await settling.close();
+    }
+    const settled = await counters();
+    console.log(`citus: settling them: ${(settled.single - after.single) / PAYMENTS} single-shard and ${(settled.multi - after.multi) / PAYMENTS} multi-shard executions per payment (sweeps included)`);
+    const b = await balances(env, c.accounts.USD!);
+    expect(b.held).toBe(0n);
+    await expectLedgerConsistent(env, p.platformId);
+  });
+});
