@@ -20,8 +20,11 @@
  *     path within 1.5×, no read above 50 ms p99, Postgres idle ≤ 2 % of a core, ≤ 8 KB per payment.
  *
  * Env: BENCH_GROWTH_PAYMENTS (2000000), BENCH_GROWTH_BASE (10000), BENCH_GROWTH_SAMPLES (40 per read),
- * BENCH_GROWTH_PAY_S (10 s per money-path run), BENCH_GROWTH_IDLE_S (30), BENCH_DATABASE_ROOT,
+ * BENCH_GROWTH_PAY_S (10 s per money-path run), BENCH_GROWTH_IDLE_S (30), BENCH_GROWTH_START_S (300 s for
+ * the API and worker to start), BENCH_GROWTH_QUIET_S (600 s for the payments in flight to finish),
+ * BENCH_DATABASE_ROOT,
  * REDIS_URL, BENCH_KEEP_DB=1. Disk: about 20 GB at 2 M payments (dropped at the end).
+ * Storage is printed per table (heap with TOAST / indexes, bytes per payment) and per index at both sizes.
  * Exit code 0: every target met; 2: some missed; 1: the bench failed.
  */
 import { readFileSync } from 'node:fs';
@@ -42,6 +45,10 @@ const SAMPLES = Number(process.env.BENCH_GROWTH_SAMPLES ?? 40);
 const PAY_S = Number(process.env.BENCH_GROWTH_PAY_S ?? 10);
 const IDLE_S = Number(process.env.BENCH_GROWTH_IDLE_S ?? 30);
 const SENDERS = 200;
+/** How long the API and the worker may take to start (a loaded machine starts them slowly). */
+const START_MS = Number(process.env.BENCH_GROWTH_START_S ?? 300) * 1000;
+/** How long the worker may take to finish the payments in flight (a loaded machine is slow to). */
+const QUIET_MS = Number(process.env.BENCH_GROWTH_QUIET_S ?? 600) * 1000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ROOT_URL = process.env.BENCH_DATABASE_ROOT ?? (process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, 'postgres') : 'postgresql://postgres@127.0.0.1:5432/postgres');
 const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
@@ -81,7 +88,10 @@ interface Measure {
   idlePct: number;
   bytes: number;
   bytesPerPayment: number;
-  tables: Array<{ table: string; bytes: number }>;
+  /** Per table: its heap (with TOAST and the free-space/visibility maps) and its indexes. */
+  tables: Array<{ table: string; bytes: number; heap: number; indexes: number }>;
+  /** Every index of the database with its size, largest first. */
+  indexes: Array<{ table: string; index: string; bytes: number }>;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -161,7 +171,7 @@ function payment(w: World, i: number): { body: unknown; key?: string } {
   };
 }
 
-async function quiesce(w: World, timeoutMs = 600_000): Promise<void> {
+async function quiesce(w: World, timeoutMs = QUIET_MS): Promise<void> {
   await until(
     'the service quiet (no payment open, outbox relayed)',
     async () => {
@@ -287,19 +297,34 @@ async function measureMetrics(w: World): Promise<number> {
   return performance.now() - t0;
 }
 
-async function measureStorage(w: World): Promise<Pick<Measure, 'bytes' | 'bytesPerPayment' | 'tables' | 'payments'>> {
+async function measureStorage(w: World): Promise<Pick<Measure, 'bytes' | 'bytesPerPayment' | 'tables' | 'indexes' | 'payments'>> {
   const payments = Number((await w.db.query('SELECT count(*) AS n FROM transactions')).rows[0].n);
-  const t = await w.db.query(`SELECT c.relname AS table, pg_total_relation_size(c.oid)::bigint AS bytes FROM pg_class c
+  const t = await w.db.query(`SELECT c.relname AS table, pg_total_relation_size(c.oid)::bigint AS bytes, pg_indexes_size(c.oid)::bigint AS indexes FROM pg_class c
     WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace ORDER BY 2 DESC`);
-  const tables = t.rows.map((r) => ({ table: r.table as string, bytes: Number(r.bytes) }));
+  const tables = t.rows.map((r) => ({ table: r.table as string, bytes: Number(r.bytes), indexes: Number(r.indexes), heap: Number(r.bytes) - Number(r.indexes) }));
+  const i = await w.db.query(`SELECT x.indrelid::regclass::text AS table, x.indexrelid::regclass::text AS index, pg_relation_size(x.indexrelid)::bigint AS bytes
+    FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid WHERE c.relnamespace = 'public'::regnamespace ORDER BY 3 DESC`);
+  const indexes = i.rows.map((r) => ({ table: r.table as string, index: r.index as string, bytes: Number(r.bytes) }));
   const bytes = tables.reduce((a, r) => a + r.bytes, 0);
-  return { payments, bytes, bytesPerPayment: bytes / payments, tables };
+  return { payments, bytes, bytesPerPayment: bytes / payments, tables, indexes };
+}
+
+/** Bytes per payment of each table (heap and indexes) and of the largest indexes, at one size. */
+function storageLines(m: Pick<Measure, 'payments' | 'bytes' | 'tables' | 'indexes'>): string[] {
+  const per = (b: number) => (b / m.payments).toFixed(0);
+  const lines = [`Bytes per payment at ${m.payments.toLocaleString('en')} payments (pg_total_relation_size; heap includes TOAST):`, '', '| table | heap | indexes | total |', '| --- | ---: | ---: | ---: |'];
+  for (const t of m.tables.filter((x) => x.bytes / m.payments >= 10)) lines.push(`| ${t.table} | ${per(t.heap)} | ${per(t.indexes)} | ${per(t.bytes)} |`);
+  lines.push(`| (all tables) | ${per(m.tables.reduce((a, x) => a + x.heap, 0))} | ${per(m.tables.reduce((a, x) => a + x.indexes, 0))} | ${per(m.bytes)} |`);
+  lines.push('', '| index | bytes per payment |', '| --- | ---: |');
+  for (const x of m.indexes.filter((y) => y.bytes / m.payments >= 10)) lines.push(`| ${x.index} | ${per(x.bytes)} |`);
+  return lines;
 }
 
 async function measure(w: World, label: string, payOffset: number): Promise<Measure> {
   log(`measuring ${label}`);
   await w.db.query('ANALYZE');
   const storage = await measureStorage(w);
+  for (const line of storageLines(storage)) log(`  ${line}`);
   const reads = await measureReads(w);
   const idlePct = await measureIdle(w);
   log(`  Postgres idle: ${idlePct.toFixed(2)} % of a core`);
@@ -365,6 +390,13 @@ async function grow(w: World, since: Date, until: Date): Promise<void> {
     log(`rebuilding ${idx.length} indexes`);
     await c.query(`SET maintenance_work_mem = '256MB'`);
     for (const i of idx) await c.query(i.def);
+    // The primary keys and uniques took the copies' ids in the middle of their key order (each copy is
+    // older than the rows before it), splitting pages half-full; the service appends ids in time order
+    // (UUIDv7), which leaves them as full as a fresh build: rebuilt so the bytes measured are those.
+    const keys = (await c.query(`SELECT i.indexrelid::regclass::text AS name FROM pg_index i
+      WHERE i.indrelid = ANY($1::regclass[]) AND (i.indisprimary OR i.indisunique)`, [GROWN])).rows as Array<{ name: string }>;
+    log(`rebuilding ${keys.length} primary keys and uniques`);
+    for (const k of keys) await c.query(`REINDEX INDEX ${k.name}`);
     log('VACUUM ANALYZE');
     await c.query('VACUUM ANALYZE');
   } finally {
@@ -475,6 +507,7 @@ function report(small: Measure, large: Measure, ledger: string[]): boolean {
   lines.push(`| bytes per payment (whole database) | ${fmt(small.bytesPerPayment / 1024)} KB | ${fmt(large.bytesPerPayment / 1024)} KB | | ≤ 8 KB | ${bytesPass ? 'PASS' : 'MISS'} |`);
   lines.push('');
   lines.push(`Ledger at ${large.payments.toLocaleString('en')} payments: ${ledger.length ? ledger.join('; ') : 'every journal balances, entries sum to 0 per currency, every balance equals its entries'}.`);
+  lines.push('', ...storageLines(large), '');
   lines.push(`Largest tables at the large size: ${large.tables.slice(0, 8).map((t) => `${t.table} ${(t.bytes / 2 ** 30).toFixed(2)} GB`).join(', ')}; total ${(large.bytes / 2 ** 30).toFixed(2)} GB.`);
   lines.push(ok ? 'Every target met.' : 'Some targets missed.');
   console.log(lines.join('\n'));
@@ -502,7 +535,12 @@ async function main(): Promise<number> {
       OPERATOR_USER: OPERATOR.user, OPERATOR_PASSWORD: OPERATOR.password, LOG_LEVEL: 'warn',
     };
     log(`scratch database ${dbName}; starting the built API and worker`);
-    [api, worker] = await Promise.all([startBuiltApi(env), startBuiltWorker({ ...env, LOG_LEVEL: 'info' })]);
+    // Both started together; if one fails the other is still stopped in `finally` (no orphan process).
+    const started = await Promise.allSettled([startBuiltApi(env, START_MS), startBuiltWorker({ ...env, LOG_LEVEL: 'info' }, START_MS)]);
+    if (started[0].status === 'fulfilled') api = started[0].value;
+    if (started[1].status === 'fulfilled') worker = started[1].value;
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
+    if (!api || !worker) throw new Error('the API or the worker did not start');
     const w0 = { db, dbName, api, worker, ...seeded };
     await pool([...seeded.usdSenders, ...seeded.eurSenders], 8, async (id) => void (await call(w0, 'POST', `/sandbox/internal-accounts/${id}/fund`, { amount: 100_000_000_000 })));
     const w: World = { ...w0, ...(await payees(w0)) };

@@ -21,7 +21,7 @@ let env: TestEnv;
 let p: TestPlatform;
 let db: pg.Client;
 const ROWS = 40_000;
-let sample: { customerId: string; accountId: string; transactionId: string; railReference: string; eventType: string };
+let sample: { customerId: string; accountId: string; transactionId: string; railReference: string; eventType: string; umaAddress: string };
 
 interface PlanNode {
   'Node Type': string;
@@ -102,8 +102,9 @@ beforeAll(async () => {
   await db.query('ANALYZE');
   const t = (await db.query(`SELECT id, customer_id, source_account_id, rail_reference FROM transactions WHERE platform_id = $1 AND rail_reference IS NOT NULL ORDER BY id LIMIT 1`, [p.platformId])).rows[0];
   const e = (await db.query(`SELECT type FROM webhook_events WHERE platform_id = $1 LIMIT 1`, [p.platformId])).rows[0];
-  sample = { customerId: t.customer_id, accountId: t.source_account_id, transactionId: t.id, railReference: t.rail_reference, eventType: e.type };
-}, 120_000);
+  const c = (await db.query(`SELECT uma_address FROM customers WHERE id = $1`, [t.customer_id])).rows[0];
+  sample = { customerId: t.customer_id, accountId: t.source_account_id, transactionId: t.id, railReference: t.rail_reference, eventType: e.type, umaAddress: c.uma_address };
+}, 600_000);
 
 afterAll(async () => {
   await db?.end();
@@ -140,7 +141,10 @@ async function seed(platforms: string[]): Promise<void> {
   await db.query(`INSERT INTO quotes (id, platform_id, status, customer_id, source_account_id, source, destination, destination_kind, destination_account_id, sending_currency,
       receiving_currency, locked_side, locked_amount, total_sending_amount, total_receiving_amount, exchange_rate, fees_included, platform_fees_included, service_fees_included,
       transaction_id, expires_at, created_at, updated_at)
-    SELECT 'Quote:' || ${uuid('qhex')}, platform_id, status, customer_id, 'InternalAccount:' || md5(customer_id), '{}', '{}', 'EXTERNAL_ACCOUNT', 'ExternalAccount:' || (i % 50),
+    SELECT 'Quote:' || ${uuid('qhex')}, platform_id, status, customer_id, 'InternalAccount:' || md5(customer_id), '{}',
+      -- One quote in ten pays a UMA address (forty receivers): GET /quotes?receivingUmaAddress= (issue 30).
+      CASE WHEN i % 10 = 0 THEN jsonb_build_object('destinationType', 'UMA_ADDRESS', 'umaAddress', '$receiver' || (i / 10) % 40 || '@uma.example', 'currency', receiving) ELSE '{}' END,
+      CASE WHEN i % 10 = 0 THEN 'UMA' ELSE 'EXTERNAL_ACCOUNT' END, CASE WHEN i % 10 = 0 THEN NULL ELSE 'ExternalAccount:' || (i % 50) END,
       sending, receiving, 'SENDING', 1000, 1000, 1000, '1', 0, 0, 0, 'Transaction:' || ${uuid('hex')}, at + interval '5 minutes', at, at
     FROM seed_tx`);
   // Three events per payment, as a payment records them.
@@ -194,6 +198,8 @@ const LISTS: Array<[string, () => string, string]> = [
   ['quotes by status', () => '/quotes?status=FAILED', 'quotes'],
   ['quotes by creation window', () => `/quotes?createdAfter=${encodeURIComponent(day.toISOString())}&createdBefore=${encodeURIComponent(new Date(day.getTime() + 86_400_000).toISOString())}`, 'quotes'],
   ['quotes by sending account', () => `/quotes?sendingAccountId=${sample.accountId}`, 'quotes'],
+  ['quotes by receiving UMA address', () => `/quotes?receivingUmaAddress=${encodeURIComponent('$receiver7@uma.example')}`, 'quotes'],
+  ['quotes by sending UMA address', () => `/quotes?sendingUmaAddress=${encodeURIComponent(sample.umaAddress)}`, 'quotes'],
   ['webhook events, newest first', () => '/webhook-events', 'webhook_events'],
   ['webhook events of a resource (the dashboard payment page)', () => `/webhook-events?resourceId=${sample.transactionId}`, 'webhook_events'],
   ['webhook events by type', () => `/webhook-events?type=${sample.eventType}`, 'webhook_events'],

@@ -70,6 +70,7 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'transactions.transactions_incoming_approval_due_idx': 'the incoming-approval window sweep reads only incoming payments waiting for their platform (partial, issue 25)',
   'webhook_events.webhook_events_unpruned_idx': 'retention reads only events whose payload is still whole (partial, issue 30)',
   'webhook_events.webhook_events_platform_id_delivery_status_id_idx': 'events by delivery status, for the FAILED and PENDING ones only (partial, issue 30)',
+  'quotes.quotes_platform_id_destination_uma_address_id_idx': 'GET /quotes?receivingUmaAddress=: only quotes that pay a UMA address (partial, issue 30)',
 };
 
 // ---------------------------------------------------------------------------------------------

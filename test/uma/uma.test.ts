@@ -121,6 +121,10 @@ describe('paying a UMA address', () => {
     await expectLedgerConsistent(env, s.p.platformId);
     const types = (await eventsOf(s.p.platformId)).map((e) => e.type).filter((ty) => ty.startsWith('OUTGOING_PAYMENT.'));
     expect(types).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING', 'OUTGOING_PAYMENT.COMPLETED']);
+    // Issue 30: GET /quotes?receivingUmaAddress= finds it by the address paid, and nothing for another address.
+    const listed = (await s.p.request({ method: 'GET', url: `/quotes?receivingUmaAddress=${encodeURIComponent('$alice@sandbox.uma')}` })).json();
+    expect(listed.data.map((x: { id: string }) => x.id)).toEqual([q.id]);
+    expect((await s.p.request({ method: 'GET', url: `/quotes?receivingUmaAddress=${encodeURIComponent('$bob@sandbox.uma')}` })).json().data).toEqual([]);
   });
 
   it('a failed UMA settlement is refunded like any payment', async () => {
@@ -176,6 +180,9 @@ describe('paying a UMA address', () => {
     await waitStatus(s.p, q.transactionId, 'COMPLETED');
     expect((await balances(env, other.accounts.USD!)).available).toBe(BigInt(q.totalReceivingAmount));
     await expectLedgerConsistent(env, s.p.platformId);
+    // Delivered to a local receiver, it still paid that UMA address: listed by it (issue 30, decisions 30b).
+    const listed = (await s.p.request({ method: 'GET', url: `/quotes?receivingUmaAddress=${encodeURIComponent(address)}` })).json();
+    expect(listed.data.map((x: { id: string }) => x.id)).toEqual([q.id]);
   });
 });
 

@@ -41,7 +41,8 @@ export async function listQuotes(ctx: Ctx, query: ListQuotesQuery): Promise<Page
   if (query.receivingAccountId) and.push({ destinationAccountId: query.receivingAccountId });
   if (query.status) and.push({ status: query.status });
   if (byTime) and.push({ createdAt: { ...(query.createdAfter ? { gte: query.createdAfter } : {}), ...(query.createdBefore ? { lte: query.createdBefore } : {}) } });
-  if (query.receivingUmaAddress) and.push({ destinationKind: 'UMA', destination: { path: ['umaAddress'], equals: query.receivingUmaAddress } });
+  // The address paid, whether delivered by a UMA counterparty or to a local receiver (issue 30: its own indexed column).
+  if (query.receivingUmaAddress) and.push({ destinationUmaAddress: query.receivingUmaAddress });
   if (query.sendingUmaAddress) {
     const senders = await ctx.db.customer.findMany({ where: { umaAddress: query.sendingUmaAddress }, select: { id: true } });
     and.push({ customerId: { in: senders.map((c) => c.id) } });

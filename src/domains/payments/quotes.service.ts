@@ -296,6 +296,8 @@ function pendingRows(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties,
     serviceFeesIncluded: i.pricing.serviceFee,
     senderCustomerInfo: (i.body.senderCustomerInfo ?? null) as Quote['senderCustomerInfo'],
     transactionId: i.transactionId,
+    // Written by the insert trigger quotes_born from destination.umaAddress (issue 30); the same value here.
+    destinationUmaAddress: ((i.common.destination as { umaAddress?: string }).umaAddress ?? null),
     expiresAt: i.expiresAt,
     executedAt: null,
     lookupId: dest.uma?.lookupId ?? null,
