@@ -5,29 +5,29 @@
 --    table is (platform_id, id): the (platform_id, id) indexes made before it for the lists' keyset order
 --    are the same B-tree a second time (and (platform_id) alone is its prefix). The lists now walk the
 --    primary key (test/platform/plans.test.ts). Every primary key and unique index is kept as it is.
-DROP INDEX "transactions_platform_id_id_idx";
-DROP INDEX "quotes_platform_id_id_idx";
-DROP INDEX "webhook_events_platform_id_id_idx";
-DROP INDEX "customers_platform_id_id_idx";
-DROP INDEX "external_accounts_platform_id_id_idx";
-DROP INDEX "agents_platform_id_id_idx";
-DROP INDEX "card_transactions_platform_id_id_idx";
-DROP INDEX "uma_invitations_platform_id_id_idx";
-DROP INDEX "bulk_customer_imports_platform_id_id_idx";
-DROP INDEX "stablecoins_platform_id_id_idx";
-DROP INDEX "stablecoin_provider_accounts_platform_id_id_idx";
-DROP INDEX "platform_credentials_platform_id_id_idx";
-DROP INDEX "platform_credentials_platform_id_idx";
+DROP INDEX IF EXISTS "transactions_platform_id_id_idx";
+DROP INDEX IF EXISTS "quotes_platform_id_id_idx";
+DROP INDEX IF EXISTS "webhook_events_platform_id_id_idx";
+DROP INDEX IF EXISTS "customers_platform_id_id_idx";
+DROP INDEX IF EXISTS "external_accounts_platform_id_id_idx";
+DROP INDEX IF EXISTS "agents_platform_id_id_idx";
+DROP INDEX IF EXISTS "card_transactions_platform_id_id_idx";
+DROP INDEX IF EXISTS "uma_invitations_platform_id_id_idx";
+DROP INDEX IF EXISTS "bulk_customer_imports_platform_id_id_idx";
+DROP INDEX IF EXISTS "stablecoins_platform_id_id_idx";
+DROP INDEX IF EXISTS "stablecoin_provider_accounts_platform_id_id_idx";
+DROP INDEX IF EXISTS "platform_credentials_platform_id_id_idx";
+DROP INDEX IF EXISTS "platform_credentials_platform_id_idx";
 
 -- 2. Narrower keys where the leading platform_id buys nothing: the value looked up names one resource of
 --    one platform (ids are random and globally unique), the few rows found are checked against the platform.
 --    Non-unique indexes only (the tenant-keys rule is about primary keys and uniques); Citus keeps a
 --    non-unique index per shard whatever its columns.
 --    - status_changes: a resource's history (its id, then time); the machine is implied by the id's kind.
-DROP INDEX "status_changes_platform_id_machine_resource_id_created_at_idx";
+DROP INDEX IF EXISTS "status_changes_platform_id_machine_resource_id_created_at_idx";
 CREATE INDEX "status_changes_resource_id_created_at_idx" ON "status_changes"("resource_id", "created_at");
 --    - ledger_journals: a payment's (or account's, card transaction's) journals by its id.
-DROP INDEX "ledger_journals_platform_id_reference_id_idx";
+DROP INDEX IF EXISTS "ledger_journals_platform_id_reference_id_idx";
 CREATE INDEX "ledger_journals_reference_id_idx" ON "ledger_journals"("reference_id");
 --    (ledger_entries by (platform_id, account, currency) stays: B-tree deduplication already stores an
 --    account's entries as one key and a list of row pointers, ~12 bytes an entry.)
