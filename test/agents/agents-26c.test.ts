@@ -57,7 +57,7 @@ describe('agent money POSTs and Idempotency-Key', () => {
     expect(await balances(env, s.usd)).toEqual({ available: 1_500n, held: 0n });
     expect(await env.deps.prisma.agentAction.count({ where: { agentId: s.agentId } })).toBe(1);
     await expectLedgerConsistent(env, s.p.platformId);
-  });
+  }, 120_000);
 
   it('a repeated external-account creation with the same key answers the same account', async () => {
     const s = await setup();
@@ -68,7 +68,7 @@ describe('agent money POSTs and Idempotency-Key', () => {
     expect(again.statusCode).toBe(201);
     expect(again.json().id).toBe(first.json().id);
     expect(await env.deps.prisma.externalAccount.count({ where: { customerId: s.customerId } })).toBe(2);
-  });
+  }, 120_000);
 });
 
 describe('a process dies between a TRANSFER_IN approval and its pull', () => {
@@ -132,5 +132,5 @@ describe('spendingLimits.currency', () => {
     const same = await s.p.request({ method: 'PATCH', url: `/agents/${s.agentId}/policy`, payload: { spendingLimits: { currency: 'EUR' } } });
     expect(same.json().policy.spendingLimits).toEqual(limits);
     expect((await s.agent('GET', '/agents/me')).json().usage.dailySpend).toBe(usage.dailySpend);
-  });
+  }, 120_000);
 });
