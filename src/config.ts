@@ -510,6 +510,8 @@ export const envSchema = z.object({
   // anchor:29 (Issue 29 — Citus)
   // end:29
   // anchor:26c (Issue 26 — stablecoin internal-account mints/burns, agent idempotency)
+  /** An agent's TRANSFER_IN approved this long ago without its pull (the process died in between) is pulled by the owed-work sweep. */
+  AGENT_TRANSFER_IN_OWED_AFTER_MS: int(30_000, 0),
   // end:26c
   // anchor:24d (Issue 24 — keyed path cost, poll batching)
   // end:24d

@@ -286,7 +286,8 @@ describe('stablecoin operations', () => {
     expect((await mint(wireMint(wallet, 25000000 as unknown as string))).json()).toMatchObject({ status: 400, details: { errors: [{ field: 'amount' }] } });
     expect((await mint({ ...wireMint(wallet), fundingSource: { type: 'CARD' } })).json()).toMatchObject({ status: 400, details: { errors: [{ field: 'fundingSource.type' }] } });
     expect((await mint({ ...wireMint(wallet), fundingSource: { type: 'ACH_DEBIT' } })).json()).toMatchObject({ status: 400, details: { errors: [{ field: 'fundingSource.externalAccountId' }] } });
-    expect((await mint({ ...wireMint(wallet), fundingSource: { type: 'GRID_INTERNAL_ACCOUNT', accountId: 'InternalAccount:x' } })).json()).toMatchObject({ status: 400, details: { errors: [{ field: 'fundingSource.type' }] } });
+    // The internal-account variants need the token ENABLED (test/stablecoin/internal-accounts.test.ts).
+    expect((await mint({ ...wireMint(wallet), fundingSource: { type: 'GRID_INTERNAL_ACCOUNT', accountId: 'InternalAccount:x' } })).json()).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect((await mint(wireMint(bank))).json()).toMatchObject({ status: 400, details: { errors: [{ field: 'destination.accountId' }] } });
     expect((await mint(wireMint('ExternalAccount:00000000-0000-7000-8000-000000000000'))).json()).toMatchObject({ status: 404 });
     expect((await mint(wireMint(wallet), {})).json()).toMatchObject({ status: 400, details: { errors: [{ field: 'Idempotency-Key' }] } });

@@ -1,6 +1,8 @@
 import { Dl, Empty, ErrorBox, Loading, Pager, Section, Status, Time, usePaged } from '../components';
 import { href } from '../router';
 import { formatMinor } from '../format';
+import { useApp } from '../context';
+import { BurnForm, MintForm } from './StablecoinForms';
 
 /** REF Stablecoin and StablecoinOperation (issue 26), as GET /stablecoins and /stablecoins/{id}/operations answer them. */
 export interface Stablecoin {
@@ -83,7 +85,15 @@ export function Stablecoins({ id }: { id?: string }) {
 
 function TokenOperations({ id, token }: { id: string; token?: Stablecoin }) {
   const ops = usePaged<StablecoinOperation>(`/stablecoins/${encodeURIComponent(id)}/operations`, {});
+  const { can } = useApp();
   return (
+    <>
+    {token && can('MANAGE') && (
+      <>
+        <MintForm token={token} onDone={ops.reload} />
+        <BurnForm token={token} onDone={ops.reload} />
+      </>
+    )}
     <Section title={`Mints and burns${token ? ` of ${token.symbol}` : ''}`}>
       {token && <Dl rows={[['Base currency', token.baseCurrency], ['Decimals', String(token.decimals)], ['Provider', token.provider], ['Currency code', token.currency ?? '— (not ENABLED)']]} />}
       {ops.error ? (
@@ -124,5 +134,6 @@ function TokenOperations({ id, token }: { id: string; token?: Stablecoin }) {
         </>
       )}
     </Section>
+    </>
   );
 }

@@ -61,7 +61,12 @@ export interface ResolvedToken {
 }
 
 /** Fiat rails a mint is funded by, and a burn pays out on. */
-export type MintFundingRail = 'WIRE' | 'ACH_DEBIT' | 'SAME_DAY_ACH_DEBIT';
+/**
+ * GRID_INTERNAL_ACCOUNT: the service pays the fiat from an internal account (its ledger holds it at creation);
+ * PROVIDER_INTERNAL_BALANCE: the provider spends a balance it already holds for the account. Both count as
+ * funded at creation (no AWAITING_FUNDS).
+ */
+export type MintFundingRail = 'WIRE' | 'ACH_DEBIT' | 'SAME_DAY_ACH_DEBIT' | 'GRID_INTERNAL_ACCOUNT' | 'PROVIDER_INTERNAL_BALANCE';
 export type BurnPayoutRail = 'WIRE' | 'ACH_CREDIT' | 'SAME_DAY_ACH_CREDIT' | 'RTP_CREDIT';
 
 /** A bank account as the provider needs it (the service opens the sealed fields for the call). */
@@ -84,11 +89,14 @@ export interface IssuerOperationRequest {
   fiatAmount: bigint;
   baseCurrency: string;
   /** MINT: how the fiat arrives; `fundedBy` names the debited account for ACH debits. */
-  funding?: { rail: MintFundingRail; fundedBy?: IssuerBankAccount };
-  /** MINT: the Spark wallet receiving the tokens. */
-  mintTo?: { address: string };
-  /** BURN: where the tokens come from (EXTERNAL_ACCOUNT: sent to the deposit address the answer names). */
-  burnSource?: 'EXTERNAL_ACCOUNT' | 'PROVIDER_INTERNAL_BALANCE';
+  funding?: { rail: MintFundingRail; fundedBy?: IssuerBankAccount; providerBalance?: { sourceTokenIdentifier: string; cryptoNetwork: string } };
+  /** MINT: the Spark wallet receiving the tokens, or (gridCustody) the service's custody at the provider for an internal account. */
+  mintTo?: { address: string } | { gridCustody: true };
+  /**
+   * BURN: where the tokens come from (EXTERNAL_ACCOUNT: sent to the deposit address the answer names;
+   * GRID_INTERNAL_ACCOUNT: from the service's custody, funded at creation).
+   */
+  burnSource?: 'EXTERNAL_ACCOUNT' | 'GRID_INTERNAL_ACCOUNT' | 'PROVIDER_INTERNAL_BALANCE';
   /** BURN: the bank account paid and the payout rail. */
   payout?: { rail: BurnPayoutRail; to: IssuerBankAccount };
 }

@@ -72,7 +72,8 @@ async function agentExternalAccountRoutes(app: FastifyInstance) {
     return { ...page, data: page.data.map(externalAccountResource) };
   });
 
-  app.post('/agents/me/external-accounts', { config: { agent: 'MANAGE_EXTERNAL_ACCOUNTS' } }, async (req, reply) => {
+  // 26c: as POST /customers/external-accounts, a repeat with the same Idempotency-Key answers the first account.
+  app.post('/agents/me/external-accounts', { config: { agent: 'MANAGE_EXTERNAL_ACCOUNTS', idempotent: { replay: async (req: FastifyRequest, id: string | undefined) => ({ status: 201, body: externalAccountResource(await getExternalAccount(req.ctx, 'customers', id ?? '')) }) } } }, async (req, reply) => {
     const account = await createExternalAccount(req.ctx, 'customers', ownCustomerBody(req.ctx, req.body));
     reply.status(201);
     return externalAccountResource(account);
@@ -129,7 +130,12 @@ async function agentMoneyRoutes(app: FastifyInstance) {
     return actionView(req.ctx, action);
   });
 
-  app.post('/agents/me/transfer-in', { config: { agent: 'CREATE_TRANSFERS' } }, async (req, reply) => {
+  // 26c: the action commits with the Idempotency-Key record; a repeat answers that action as it stands now.
+  const replayOwnAction = (status: number) => ({
+    claimedByEffect: true,
+    replay: async (req: FastifyRequest, id: string | undefined) => ({ status, body: await actionView(req.ctx, await getAction(req.ctx, agentOf(req.ctx).agentId, id ?? '')) }),
+  });
+  app.post('/agents/me/transfer-in', { config: { agent: 'CREATE_TRANSFERS', idempotent: replayOwnAction(201) } }, async (req, reply) => {
     const action = await transferInAsAgent(req.ctx, parseInput(agentTransferInBody, req.body ?? {}));
     reply.status(201);
     return actionView(req.ctx, action);

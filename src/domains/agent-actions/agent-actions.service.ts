@@ -3,6 +3,7 @@ import { ctxFor } from '../../deps.js';
 import { ConflictError, DomainError, NotFoundError, UnauthorizedError } from '../../platform/errors.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import { newId } from '../../platform/ids.js';
+import { noteIdempotentResource, withoutClaim } from '../../platform/idempotency.js';
 import type { AgentAction, Prisma, Transaction } from '../../generated/prisma/client.js';
 import {
   actionNotFound, agentActionResource, announcePendingAction, assertMayAct, assertWithinTransactionLimit, countUsage, moveAction, policyOf, releaseDailyUsage,
@@ -133,10 +134,13 @@ export async function transferInAsAgent(ctx: Ctx, body: TransferInBody): Promise
   const waits = needsApproval(agent.policy, internal.id, thresholdAmount);
   const now = ctx.clock.now();
   const details = { amount: body.amount, currency: internal.currency, sourceAccountId: body.source.accountId, destinationAccountId: internal.id };
+  const actionId = newId('AgentAction');
+  // The Idempotency-Key record commits with the action: a retry answers this action (the sweep finishes a lost pull).
+  noteIdempotentResource(ctx, actionId);
   const action = await ctx.db.$transaction(async (tx) => {
     const a = await tx.agentAction.create({
       data: {
-        id: newId('AgentAction'), agentId: agent.agentId, customerId: agent.customerId, type: 'TRANSFER_IN', status: waits ? 'PENDING_APPROVAL' : 'APPROVED',
+        id: actionId, agentId: agent.agentId, customerId: agent.customerId, type: 'TRANSFER_IN', status: waits ? 'PENDING_APPROVAL' : 'APPROVED',
         transferDetails: details, expiresAt: waits ? new Date(now.getTime() + ctx.config.AGENT_APPROVAL_WINDOW_SECONDS * 1000) : null, createdAt: now, updatedAt: now,
       } as never,
     });
@@ -146,18 +150,58 @@ export async function transferInAsAgent(ctx: Ctx, body: TransferInBody): Promise
   return waits ? action : pullFor(ctx, action, body);
 }
 
-/** An approved TRANSFER_IN's pull; a refused pull fails the action (APPROVED → FAILED). */
+/**
+ * The pull's transaction id, derived from the action (26c): every attempt at one action's pull — the request's,
+ * the approval's, the owed-work sweep's after a crash — writes the same transaction row, so it is written once.
+ */
+export const pullTransactionIdOf = (actionId: string) => `Transaction:${actionId.slice(actionId.indexOf(':') + 1)}`;
+
+/**
+ * An approved TRANSFER_IN's pull; a refused pull fails the action (APPROVED → FAILED). A pull another attempt
+ * already wrote (its transaction id is taken) is linked, not repeated.
+ */
 async function pullFor(ctx: Ctx, action: AgentAction, body: TransferInBody): Promise<AgentAction> {
-  let t: Transaction;
-  try {
-    t = await transferIn(ctx, body);
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
-    await ctx.db.$transaction((tx) => moveAction(ctx, tx, action.id, 'fail', { failureReason: err.code }));
-    throw err;
+  const transactionId = pullTransactionIdOf(action.id);
+  let t: Transaction | null = await ctx.db.transaction.findFirst({ where: { id: transactionId } });
+  if (!t) {
+    try {
+      // The action (and the request's Idempotency-Key record) committed already: the pull is its own write.
+      t = await transferIn(withoutClaim(ctx), body, { transactionId });
+    } catch (err) {
+      // Another attempt wrote this pull first (its id is taken; raw writes report that in several shapes): link it.
+      const written = err instanceof DomainError ? null : await ctx.db.transaction.findFirst({ where: { id: transactionId } });
+      if (written) t = written;
+      else if (!(err instanceof DomainError)) throw err;
+      else {
+        await ctx.db.$transaction((tx) => moveAction(ctx, tx, action.id, 'fail', { failureReason: err.code }));
+        throw err;
+      }
+    }
   }
-  await ctx.db.agentAction.updateMany({ where: { id: action.id }, data: { transactionId: t.id, updatedAt: ctx.clock.now() } });
+  await ctx.db.agentAction.updateMany({ where: { id: action.id, transactionId: null }, data: { transactionId: t.id, updatedAt: ctx.clock.now() } });
   return ctx.db.agentAction.findFirstOrThrow({ where: { id: action.id } });
+}
+
+/**
+ * The owed-work sweep (worker loop): a TRANSFER_IN action APPROVED whose pull never ran — the process died between
+ * the approval's commit and the pull — is pulled now, once (the pull's id is the action's), after
+ * AGENT_TRANSFER_IN_OWED_AFTER_MS so a request still running is not raced. Reads only such rows (partial index
+ * agent_actions_pull_owed_idx).
+ */
+export async function finishOwedPulls(deps: AppDeps): Promise<number> {
+  const due = await deps.prisma.agentAction.findMany({
+    where: { type: 'TRANSFER_IN', status: 'APPROVED', transactionId: null, updatedAt: { lt: new Date(deps.clock.now().getTime() - deps.config.AGENT_TRANSFER_IN_OWED_AFTER_MS) } },
+    orderBy: { updatedAt: 'asc' },
+    take: deps.config.AGENT_ACTION_SWEEP_BATCH,
+  });
+  for (const a of due) {
+    const ctx = ctxFor(deps, a.platformId);
+    const d = a.transferDetails as { amount: number; sourceAccountId: string; destinationAccountId: string };
+    await pullFor(ctx, a, { source: { accountId: d.sourceAccountId }, destination: { accountId: d.destinationAccountId }, amount: d.amount }).catch((err) => {
+      if (!(err instanceof DomainError)) deps.logger.warn({ err, actionId: a.id }, 'owed agent pull failed; tried again next sweep');
+    });
+  }
+  return due.length;
 }
 
 // ------------------------------------------------------------------------------------ the platform decides

@@ -135,3 +135,29 @@ export async function usagesOf(ctx: Ctx, agentIds: string[], at: Date) {
     ]),
   );
 }
+
+/**
+ * REF AgentSpendingLimitsUpdate: "Updating [currency] recasts all existing limits into the new currency
+ * denomination" (26c). The factor that takes an amount in `from`'s minor units to `to`'s, at today's rate.
+ * Errors: 400 QUOTE_REQUEST_FAILED (no rate).
+ */
+export async function recastFactor(ctx: Ctx, from: string, to: string): Promise<Decimal> {
+  const { rate } = await getExchangeRate(ctx, to, from).catch(() => {
+    throw new BadRequestError('QUOTE_REQUEST_FAILED', `No exchange rate from ${from} to ${to} to recast the agent's limits; retry shortly.`);
+  });
+  return new Decimal(rate).mul(new Decimal(10).pow(currencyOf(to).decimals - currencyOf(from).decimals));
+}
+
+/** A limit recast: rounded down, so a recast never lets the agent spend more than it could before. */
+export const recastLimit = (v: bigint, factor: Decimal): bigint => BigInt(new Decimal(v.toString()).mul(factor).toDecimalPlaces(0, Decimal.ROUND_DOWN).toFixed(0));
+
+/**
+ * The agent's usage counters (today's and this month's spend, REF AgentUsage: "in the policy's
+ * spendingLimits.currency") recast with its limits, rounded up (spend is never undercounted). In the
+ * policy update's transaction, under the agent row's lock.
+ */
+export async function recastUsage(ctx: Ctx, tx: TenantTx, agentId: string, factor: Decimal): Promise<void> {
+  const f = factor.toString();
+  await tx.$executeRaw`UPDATE agent_daily_usage SET used = CEIL(used::numeric * ${f}::numeric)::bigint WHERE platform_id = ${ctx.platformId} AND agent_id = ${agentId}`;
+  await tx.$executeRaw`UPDATE agent_monthly_usage SET used = CEIL(used::numeric * ${f}::numeric)::bigint WHERE platform_id = ${ctx.platformId} AND agent_id = ${agentId}`;
+}

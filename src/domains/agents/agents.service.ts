@@ -1,14 +1,15 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { agentFilterWhere, type AgentListFilters } from './agents.list-filters.js';
-import type { AgentActor, AppDeps, Ctx } from '../../deps.js';
+import type { AgentActor, AgentPolicy, AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { ConflictError, NotFoundError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import type { Agent, AgentDeviceCode } from '../../generated/prisma/client.js';
 import { policyOf, secretHash, storedPolicy } from './agents.model.js';
+import type { Decimal } from 'decimal.js';
 import { patchedPolicy, type AgentUsageResource, type CreateAgentBody, type PolicyPatchBody, type UpdateAgentBody } from './agents.schemas.js';
-import { usagesOf } from './agents.policy.js';
+import { recastFactor, recastLimit, recastUsage, usagesOf } from './agents.policy.js';
 import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 const agentNotFound = () => new NotFoundError('NOT_FOUND', 'Agent not found.');
@@ -89,13 +90,37 @@ export async function updateAgent(ctx: Ctx, id: string, body: UpdateAgentBody): 
  * the latest. Errors: 400; 404 NOT_FOUND.
  */
 export async function updateAgentPolicy(ctx: Ctx, id: string, body: PolicyPatchBody): Promise<AgentView> {
+  // 26c: a new spendingLimits.currency recasts the limits the body does not set, and the usage counters, at today's rate.
+  const target = body.spendingLimits?.currency;
+  const before = target ? await ctx.db.agent.findFirst({ where: { id, status: { not: 'DELETED' } }, select: { policy: true } }) : null;
+  const from = before ? policyOf(before.policy).spendingLimits.currency : undefined;
+  const factor = target && from && from !== target ? await recastFactor(ctx, from, target) : null;
   return ctx.db.$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<Array<{ policy: unknown }>>`SELECT policy FROM agents WHERE id = ${id} AND platform_id = ${ctx.platformId} AND status <> 'DELETED' FOR UPDATE`;
     if (!row) throw agentNotFound();
-    const policy = storedPolicy(patchedPolicy(policyOf(row.policy), body));
+    const current = policyOf(row.policy);
+    if (target && current.spendingLimits.currency !== target && (!factor || current.spendingLimits.currency !== from)) {
+      throw new ConflictError('CONFLICT', "The agent's policy changed while its limits were recast; retry.");
+    }
+    const policy = storedPolicy(patchedPolicy(factor ? recastPolicy(current, factor, target!) : current, body));
+    if (factor) await recastUsage(ctx, tx, id, factor);
     await tx.agent.updateMany({ where: { id }, data: { policy: policy as never, updatedAt: ctx.clock.now() } });
     return viewOf(ctx, await tx.agent.findFirstOrThrow({ where: { id } }));
   });
+}
+
+/** The policy's amount limits (spending limits, per-account limits) in `currency`; the body's own values then replace them. */
+function recastPolicy(p: AgentPolicy, factor: Decimal, currency: string): AgentPolicy {
+  const l = p.spendingLimits;
+  const cast = (v: bigint | null) => (v === null ? null : recastLimit(v, factor));
+  return {
+    ...p,
+    spendingLimits: { ...l, currency, perTransactionLimit: recastLimit(l.perTransactionLimit, factor), dailyLimit: cast(l.dailyLimit), monthlyLimit: cast(l.monthlyLimit) },
+    accountRestrictions: {
+      ...p.accountRestrictions,
+      accountRules: p.accountRestrictions.accountRules.map((r) => (r.perTransactionLimit == null ? r : { ...r, perTransactionLimit: recastLimit(r.perTransactionLimit, factor) })),
+    },
+  };
 }
 
 /**

@@ -31,16 +31,22 @@ interface DueAccount {
 /** Step 1, one transaction: the due rows are deleted with what they owed written, or not at all. */
 async function takeDueAccounts(deps: AppDeps, adapter: CollectionAdapter, batch: number): Promise<number> {
   return deps.prisma.$transaction(async (tx) => {
-    const due = await tx.$queryRaw<Array<{ internal_account_id: string }>>`
-      SELECT internal_account_id FROM collection_accounts_due ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`;
+    const due = await tx.$queryRaw<Array<{ platform_id: string; internal_account_id: string }>>`
+      SELECT platform_id, internal_account_id FROM collection_accounts_due ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`;
     if (due.length === 0) return 0;
+    // Each due row names its platform (26c): the accounts are read by their tenant key.
+    const platforms = due.map((d) => d.platform_id);
     const ids = due.map((d) => d.internal_account_id);
-    const accounts = await tx.$queryRaw<DueAccount[]>`SELECT id, platform_id, currency, type, status FROM internal_accounts WHERE id = ANY(${ids})`;
+    const accounts = await tx.$queryRaw<DueAccount[]>`
+      SELECT a.id, a.platform_id, a.currency, a.type, a.status
+        FROM internal_accounts a JOIN unnest(${platforms}::text[], ${ids}::text[]) AS d(platform_id, id) ON a.platform_id = d.platform_id AND a.id = d.id`;
     for (const a of accounts) {
       if (a.status === 'CLOSED' || a.status === 'FAILED') await closeAccountCoordinates(tx, ctxFor(deps, a.platform_id), a.id);
       else if (COLLECTING_ACCOUNT_TYPES.includes(a.type)) await oweCoordinates(tx, adapter, a, deps.clock.now());
     }
-    await tx.$executeRaw`DELETE FROM collection_accounts_due WHERE internal_account_id = ANY(${ids})`;
+    await tx.$executeRaw`
+      DELETE FROM collection_accounts_due d USING unnest(${platforms}::text[], ${ids}::text[]) AS k(platform_id, id)
+       WHERE d.platform_id = k.platform_id AND d.internal_account_id = k.id`;
     return due.length;
   });
 }

@@ -19,8 +19,9 @@ export function internalAccountType(currency: string): 'INTERNAL_FIAT' | 'INTERN
  * Accounts outside the platform's balances: where sandbox money comes from, what rails have been
  * sent, FX conversion, the service's own fee revenue. Named per currency so each balances alone.
  */
+// 26c — STABLECOIN_ISSUER: fiat paid to / tokens exchanged with the stablecoin issuer for internal-account mints and burns.
 // hook:27 — CARD_SETTLEMENT (what is owed to / paid to the card network) and CARD_RECEIVABLE (EXCEPTION: paid to the network, not pulled).
-export function systemAccount(kind: 'SANDBOX_FUNDING' | 'RAIL_CLEARING' | 'FX' | 'SERVICE_FEES' | 'DEPOSITS' | 'UMA_CLEARING' | 'CARD_SETTLEMENT' | 'CARD_RECEIVABLE' | 'FEE_REVERSAL_RECEIVABLE', currency: string, detail?: string): string {
+export function systemAccount(kind: 'SANDBOX_FUNDING' | 'RAIL_CLEARING' | 'FX' | 'SERVICE_FEES' | 'DEPOSITS' | 'UMA_CLEARING' | 'CARD_SETTLEMENT' | 'CARD_RECEIVABLE' | 'FEE_REVERSAL_RECEIVABLE' | 'STABLECOIN_ISSUER', currency: string, detail?: string): string {
   return `system:${kind}${detail ? `:${detail}` : ''}:${currency}`;
 }
 

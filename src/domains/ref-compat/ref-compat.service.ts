@@ -161,7 +161,8 @@ export async function transferOut(ctx: Ctx, body: TransferOutBody): Promise<Tran
  * in production: 501 NOT_IMPLEMENTED there. Errors: 400 INVALID_INPUT, EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED;
  * 404 NOT_FOUND / EXTERNAL_ACCOUNT_NOT_FOUND.
  */
-export async function transferIn(ctx: Ctx, body: Omit<TransferBody, 'amount'> & { amount?: number }): Promise<Transaction> {
+/** `opts.transactionId`: the id the pull's transaction must have (an agent's TRANSFER_IN derives it from its action, so a pull repeated after a crash is written once: 26c). */
+export async function transferIn(ctx: Ctx, body: Omit<TransferBody, 'amount'> & { amount?: number }, opts: { transactionId?: string } = {}): Promise<Transaction> {
   if (!body.source.accountId.startsWith('ExternalAccount:')) throw new ValidationError([{ field: 'source.accountId', message: 'Must be an external account.' }]);
   if (!body.destination.accountId.startsWith('InternalAccount:')) throw new ValidationError([{ field: 'destination.accountId', message: 'Must be an internal account.' }]);
   if (body.amount === undefined) throw new ValidationError([{ field: 'amount', message: 'Required: how much to pull.' }]);
@@ -174,7 +175,7 @@ export async function transferIn(ctx: Ctx, body: Omit<TransferBody, 'amount'> & 
   if (ctx.config.SVC_ENV !== 'sandbox') throw new NotImplementedError('No payment rail of this deployment can pull from an external account; ask the payer to send to the internal account\'s payment instructions.');
   const customer = internal.customerId ? await ctx.db.customer.findFirst({ where: { id: internal.customerId } }) : null;
   const amount = BigInt(body.amount);
-  const id = newId('Transaction');
+  const id = opts.transactionId ?? newId('Transaction');
   const now = ctx.clock.now();
   const rail = external.paymentRails[0] ?? defaultPaymentRail(external.currency);
   // The payments domain's writer: the transaction with its history, the credit journal, the events.

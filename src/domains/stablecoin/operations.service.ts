@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
-import { Prisma, type Stablecoin, type StablecoinOperation, type StablecoinProviderAccount } from '../../generated/prisma/client.js';
+import { Prisma, type InternalAccount, type Stablecoin, type StablecoinOperation, type StablecoinProviderAccount } from '../../generated/prisma/client.js';
 import type { IssuerBankAccount, IssuerOperationRequest, IssuerOperationResult } from '../../adapters/stablecoin-issuer/port.js';
-import { currencyOf } from '../../platform/currencies.js';
+import { currencyOf, isKnownCurrency } from '../../platform/currencies.js';
 import { isUniqueViolation, type TenantTx } from '../../platform/db.js';
-import { BadRequestError, ConflictError, ValidationError } from '../../platform/errors.js';
+import { ConflictError, ValidationError } from '../../platform/errors.js';
 import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.js';
 import { newId } from '../../platform/ids.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { getExternalAccount, type ExternalAccountRecord } from '../external-accounts/index.js';
+import { assertAccountsCanMove, getInternalAccount, InsufficientFundsError } from '../ledger/index.js';
+import { finishOperationMoney, holdOperationFunds } from './issuance.postings.js';
 import { fiatAmountOf, operationEventFor, PAYOUT_TIMING, type OperationStatus } from './issuance.model.js';
 import { insertOperation, moveOperation, operationNotFound } from './issuance.repo.js';
 import type { CreateBurnBody, CreateMintBody, ListOperationsQuery } from './issuance.schemas.js';
@@ -47,7 +49,30 @@ async function usableAccount(ctx: Ctx, id: string, field: string, check: (a: Ext
 }
 
 const bankOf = (a: ExternalAccountRecord): IssuerBankAccount => ({ externalAccountId: a.id, accountType: a.accountType, accountInfo: a.accountInfo });
-const reserved = (field: string, what: string) => new BadRequestError('INVALID_INPUT', `${what} is reserved and not supported yet.`, { errors: [{ field, message: `${what} is reserved (REF) and not supported yet.` }] });
+
+/** The internal-account variants (REF "reserved", served here: 26c) need the token in Grid operations: its Grid `currency` exists only while ENABLED. Errors: 409 CONFLICT. */
+function assertGridEnabled(token: Stablecoin): void {
+  if (token.gridOperationsStatus !== 'ENABLED' || !token.currency) {
+    throw new ConflictError('CONFLICT', `The stablecoin's Grid operations status is ${token.gridOperationsStatus}; internal-account mints and burns need ENABLED.`, { gridOperationsStatus: token.gridOperationsStatus });
+  }
+}
+
+/**
+ * An ACTIVE internal account of the platform in `currency` that covers `amount` now (checked again, under
+ * lock, by the hold's journal). Errors: 404 NOT_FOUND; 400 INVALID_INPUT (currency, a token outside the
+ * currency catalog), 400 INTERNAL_ACCOUNT_* (not ACTIVE, as every money path), 400 INSUFFICIENT_FUNDS.
+ */
+async function usableInternal(ctx: Ctx, id: string, field: string, currency: string, decimals: number, amount: bigint): Promise<InternalAccount> {
+  if (!id.startsWith('InternalAccount:')) throw new ValidationError([{ field, message: 'Must be an InternalAccount id.' }]);
+  const a = await getInternalAccount(ctx, id);
+  if (!isKnownCurrency(currency) || currencyOf(currency).decimals !== decimals) {
+    throw new ValidationError([{ field, message: `The token's currency ${currency} is not a currency this server's internal accounts can hold with ${decimals} decimals.` }]);
+  }
+  if (a.currency !== currency) throw new ValidationError([{ field, message: `Must be an internal account in ${currency}; this one is in ${a.currency}.` }]);
+  await assertAccountsCanMove(ctx, [{ accountId: a.id, field }]);
+  if (a.availableBalance < amount) throw new InsufficientFundsError(a.id);
+  return a;
+}
 
 /**
  * The provider's idempotency key: the platform and the request's Idempotency-Key, so a retry after a
@@ -66,17 +91,29 @@ function providerKeyOf(ctx: Ctx, fallback: string): string {
 export async function createMint(ctx: Ctx, stablecoinId: string, body: CreateMintBody): Promise<StablecoinOperation> {
   const p = await prepare(ctx, stablecoinId, body.amount);
   const f = body.fundingSource;
-  if (f.type === 'GRID_INTERNAL_ACCOUNT' || f.type === 'PROVIDER_INTERNAL_BALANCE') throw reserved('fundingSource.type', `Funding type ${f.type}`);
-  if (!body.destination.accountId.startsWith('ExternalAccount:')) throw reserved('destination.accountId', 'An InternalAccount destination');
-  const wallet = await usableAccount(ctx, body.destination.accountId, 'destination.accountId', (a) => (a.accountType === 'SPARK_WALLET' ? undefined : 'Must be a SPARK_WALLET external account (the token lives on SPARK).'));
-  const debited = f.type === 'WIRE' ? undefined : await usableAccount(ctx, f.externalAccountId, 'fundingSource.externalAccountId', (a) => (a.currency === p.token.baseCurrency && a.accountType === 'USD_ACCOUNT' ? undefined : `Must be a ${p.token.baseCurrency} bank account.`));
+  const toInternal = body.destination.accountId.startsWith('InternalAccount:');
+  // Both internal sides need the token in Grid operations (26c); checked before any account is read.
+  if (f.type === 'GRID_INTERNAL_ACCOUNT' || toInternal) assertGridEnabled(p.token);
+  const wallet = toInternal
+    ? undefined
+    : await usableAccount(ctx, body.destination.accountId, 'destination.accountId', (a) => (a.accountType === 'SPARK_WALLET' ? undefined : 'Must be a SPARK_WALLET external account (the token lives on SPARK).'));
+  if (toInternal) await usableInternal(ctx, body.destination.accountId, 'destination.accountId', p.token.currency!, p.token.decimals, 0n);
+  const debited = f.type === 'ACH_DEBIT' || f.type === 'SAME_DAY_ACH_DEBIT'
+    ? await usableAccount(ctx, f.externalAccountId, 'fundingSource.externalAccountId', (a) => (a.currency === p.token.baseCurrency && a.accountType === 'USD_ACCOUNT' ? undefined : `Must be a ${p.token.baseCurrency} bank account.`))
+    : undefined;
+  if (f.type === 'GRID_INTERNAL_ACCOUNT') await usableInternal(ctx, f.accountId, 'fundingSource.accountId', p.token.baseCurrency, currencyOf(p.token.baseCurrency).decimals, p.fiatAmount);
   const req = {
     operationType: 'MINT' as const,
-    funding: { rail: f.type, ...(debited ? { fundedBy: bankOf(debited) } : {}) },
-    mintTo: { address: String(wallet.accountInfo.address) },
+    funding: {
+      rail: f.type,
+      ...(debited ? { fundedBy: bankOf(debited) } : {}),
+      ...(f.type === 'PROVIDER_INTERNAL_BALANCE' ? { providerBalance: { sourceTokenIdentifier: f.sourceTokenIdentifier, cryptoNetwork: f.cryptoNetwork } } : {}),
+    },
+    mintTo: wallet ? { address: String(wallet.accountInfo.address) } : ({ gridCustody: true } as const),
   };
-  const source = { type: f.type, ...(f.type !== 'WIRE' ? { externalAccountId: f.externalAccountId } : {}) };
-  return submit(ctx, p, body.amount, req, { source, destination: { accountId: wallet.id }, description: body.description });
+  const { type, ...fields } = f;
+  const source = { type, ...fields };
+  return submit(ctx, p, body.amount, req, { source, destination: { accountId: wallet?.id ?? body.destination.accountId }, description: body.description });
 }
 
 /**
@@ -85,11 +122,15 @@ export async function createMint(ctx: Ctx, stablecoinId: string, body: CreateMin
  */
 export async function createBurn(ctx: Ctx, stablecoinId: string, body: CreateBurnBody): Promise<StablecoinOperation> {
   const p = await prepare(ctx, stablecoinId, body.amount);
-  if (body.source.type === 'GRID_INTERNAL_ACCOUNT') throw reserved('source.type', 'Burn source GRID_INTERNAL_ACCOUNT');
+  const fromInternal = body.source.type === 'GRID_INTERNAL_ACCOUNT' ? body.source.accountId : undefined;
+  if (fromInternal) {
+    assertGridEnabled(p.token);
+    await usableInternal(ctx, fromInternal, 'source.accountId', p.token.currency!, p.token.decimals, BigInt(body.amount));
+  }
   const bank = await usableAccount(ctx, body.destination.externalAccountId, 'destination.externalAccountId', (a) => (a.currency === p.token.baseCurrency && a.accountType === 'USD_ACCOUNT' ? undefined : `Must be a ${p.token.baseCurrency} bank account.`));
   const req = { operationType: 'BURN' as const, burnSource: body.source.type, payout: { rail: body.destination.rail, to: bankOf(bank) } };
   const extra = {
-    source: { type: body.source.type },
+    source: { type: body.source.type, ...(fromInternal ? { accountId: fromInternal } : {}) },
     destination: { accountId: bank.id, rail: body.destination.rail },
     estimatedDelivery: { rail: body.destination.rail, amount: p.fiatAmount.toString(), currency: p.token.baseCurrency, timing: PAYOUT_TIMING[body.destination.rail]! },
     description: body.description,
@@ -129,6 +170,7 @@ async function submit(ctx: Ctx, p: Prepared, amount: string, shape: OperationSha
   try {
     return await ctx.db.$transaction(async (tx) => {
       const created = await insertOperation(tx, row);
+      await holdOperationFunds(ctx, tx, created);
       return (await applyResult(ctx, tx, created, result)) ?? created;
     });
   } catch (err) {
@@ -142,21 +184,23 @@ async function submit(ctx: Ctx, p: Prepared, amount: string, shape: OperationSha
  * row through transition() (compare-and-set, history), recording providerStatus, failureReason and when to
  * ask again. Returns the moved row, or null when the answer is no move (same, older, unknown).
  */
-export async function applyResult(ctx: Ctx, tx: TenantTx | Ctx['db'], op: StablecoinOperation, result: IssuerOperationResult): Promise<StablecoinOperation | null> {
+export async function applyResult(ctx: Ctx, tx: TenantTx, op: StablecoinOperation, result: IssuerOperationResult): Promise<StablecoinOperation | null> {
   const event = operationEventFor(op.status as OperationStatus, result.status, result.notFound);
   const nextCheckAt = (final: boolean) => (final ? null : new Date(ctx.clock.now().getTime() + ctx.config.STABLECOIN_RECONCILE_INTERVAL_MS));
   if (!event) {
-    await (tx as TenantTx).stablecoinOperation.updateMany({ where: { id: op.id, status: op.status }, data: { nextCheckAt: nextCheckAt(false), checkAttempts: { increment: 1 }, ...(result.providerStatus ? { providerStatus: result.providerStatus } : {}) } });
+    await tx.stablecoinOperation.updateMany({ where: { id: op.id, status: op.status }, data: { nextCheckAt: nextCheckAt(false), checkAttempts: { increment: 1 }, ...(result.providerStatus ? { providerStatus: result.providerStatus } : {}) } });
     return null;
   }
   const final = event === 'complete' || event === 'fail';
-  return moveOperation(ctx, tx, op, event, {
+  const moved = await moveOperation(ctx, tx, op, event, {
     providerStatus: result.providerStatus ?? op.providerStatus,
     nextCheckAt: nextCheckAt(final),
     ...(event === 'fail' ? { failureReason: result.failureReason ?? 'PROVIDER_OPERATION_FAILED' } : {}),
     ...(event === 'awaitFunding' && !op.expiresAt ? { expiresAt: new Date(ctx.clock.now().getTime() + ctx.config.STABLECOIN_FUNDING_EXPIRY_MS) } : {}),
     ...(result.fundingInstructions && !op.fundingInstructions ? { fundingInstructions: Prisma.sql`${JSON.stringify(result.fundingInstructions)}::jsonb` } : {}),
   });
+  if (moved && final) await finishOperationMoney(ctx, tx, moved);
+  return moved;
 }
 
 /** Errors: 404 NOT_FOUND (also another platform's). */
@@ -187,7 +231,13 @@ export async function refreshOperation(deps: AppDeps, platformId: string, opId: 
   const ctx = ctxFor(deps, platformId);
   const op = await ctx.db.stablecoinOperation.findFirst({ where: { id: opId } });
   if (!op || !op.providerOperationId || ['COMPLETED', 'FAILED', 'EXPIRED'].includes(op.status)) return false;
-  if (op.status === 'PENDING_FUNDING' && op.expiresAt && op.expiresAt <= deps.clock.now()) return (await moveOperation(ctx, ctx.db, op, 'expire', { nextCheckAt: null }, true)) !== null;
+  if (op.status === 'PENDING_FUNDING' && op.expiresAt && op.expiresAt <= deps.clock.now()) {
+    return ctx.db.$transaction(async (tx) => {
+      const expired = await moveOperation(ctx, tx, op, 'expire', { nextCheckAt: null }, true);
+      if (expired) await finishOperationMoney(ctx, tx, expired);
+      return expired !== null;
+    });
+  }
   const link = await ctx.db.stablecoinProviderAccount.findFirst({ where: { id: op.stablecoinProviderAccountId } });
   if (!link || !deps.adapters.stablecoinIssuer) return false;
   let result: IssuerOperationResult;
@@ -198,7 +248,7 @@ export async function refreshOperation(deps: AppDeps, platformId: string, opId: 
     await ctx.db.stablecoinOperation.updateMany({ where: { id: op.id, status: op.status }, data: { nextCheckAt: new Date(deps.clock.now().getTime() + deps.config.STABLECOIN_RECONCILE_INTERVAL_MS), checkAttempts: { increment: 1 } } });
     return false;
   }
-  return (await applyResult(ctx, ctx.db, op, result)) !== null;
+  return (await ctx.db.$transaction((tx) => applyResult(ctx, tx, op, result))) !== null;
 }
 
 /**
