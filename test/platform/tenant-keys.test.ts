@@ -33,9 +33,6 @@ const PLATFORM_WIDE_TABLES: Record<string, string> = {
   sandbox_issuer_operations: 'the sandbox stablecoin issuer’s simulated provider: its operations',
   sandbox_collection_credits: 'the sandbox collection provider’s simulated bank: the credits it received',
   collection_poll_cursors: 'how far the reconciliation poll has read each collection provider (one row per adapter, no platform)',
-  // Not truly platform-wide (left for the sweepers item of issue 29): the coordinates sweep's queue of
-  // internal account ids, filled by a trigger on internal_accounts; it should carry platform_id.
-  collection_accounts_due: 'the coordinates sweep’s queue of internal accounts to look at (TODO: platform_id)',
 };
 
 /**

@@ -8,6 +8,7 @@ import { statusColumn, tryTransition } from '../../platform/state-machine.js';
 import type { CollectionAdapter, OpenCoordinatesResult } from '../../adapters/collection/port.js';
 import { internalAccountResource } from '../ledger/index.js';
 import { COLLECTING_ACCOUNT_TYPES, coordinatesLifecycle, retryDelayMs } from './collection.model.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
  * The coordinates sweep (issue 26 item 1): Postgres owes, the provider is asked outside any transaction.
@@ -28,21 +29,27 @@ interface DueAccount {
   status: string;
 }
 
-/** Step 1, one transaction: the due rows are deleted with what they owed written, or not at all. */
+/**
+ * Step 1, one transaction per platform group (issue 29, 29a: each statement on one shard): the due rows
+ * are deleted with what they owed written, or not at all.
+ */
 async function takeDueAccounts(deps: AppDeps, adapter: CollectionAdapter, batch: number): Promise<number> {
-  return deps.prisma.$transaction(async (tx) => {
-    const due = await tx.$queryRaw<Array<{ internal_account_id: string }>>`
-      SELECT internal_account_id FROM collection_accounts_due ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`;
+  return perPlatformGroup(deps.prisma, 'collection_accounts_due', (platforms) => deps.prisma.$transaction(async (tx) => {
+    const due = await tx.$queryRaw<Array<{ platform_id: string; internal_account_id: string }>>`
+      SELECT platform_id, internal_account_id FROM collection_accounts_due WHERE platform_id = ANY(${platforms})
+       ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`;
     if (due.length === 0) return 0;
     const ids = due.map((d) => d.internal_account_id);
-    const accounts = await tx.$queryRaw<DueAccount[]>`SELECT id, platform_id, currency, type, status FROM internal_accounts WHERE id = ANY(${ids})`;
+    const named = [...new Set(due.map((d) => d.platform_id))];
+    const accounts = await tx.$queryRaw<DueAccount[]>`
+      SELECT id, platform_id, currency, type, status FROM internal_accounts WHERE platform_id = ANY(${named}) AND id = ANY(${ids})`;
     for (const a of accounts) {
       if (a.status === 'CLOSED' || a.status === 'FAILED') await closeAccountCoordinates(tx, ctxFor(deps, a.platform_id), a.id);
       else if (COLLECTING_ACCOUNT_TYPES.includes(a.type)) await oweCoordinates(tx, adapter, a, deps.clock.now());
     }
-    await tx.$executeRaw`DELETE FROM collection_accounts_due WHERE internal_account_id = ANY(${ids})`;
+    await tx.$executeRaw`DELETE FROM collection_accounts_due WHERE platform_id = ANY(${named}) AND internal_account_id = ANY(${ids})`;
     return due.length;
-  });
+  }));
 }
 
 async function oweCoordinates(tx: Db, adapter: CollectionAdapter, a: DueAccount, now: Date): Promise<void> {
@@ -84,17 +91,17 @@ async function refreshInstructions(tx: Db, ctx: Ctx, accountId: string): Promise
 }
 
 /** Step 2's lease: due rows pushed out by the lease, so a crashed worker's rows come back after it. */
-async function leaseDueCoordinates(deps: AppDeps, batch: number): Promise<CollectionCoordinates[]> {
+async function leaseDueCoordinates(deps: AppDeps, batch: number, platforms: string[]): Promise<CollectionCoordinates[]> {
   const now = deps.clock.now();
   const leaseUntil = new Date(now.getTime() + 2 * deps.config.PROVIDER_TIMEOUT_MS + 1000);
-  const ids = await deps.prisma.$queryRaw<Array<{ id: string }>>`
+  const ids = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string }>>`
     UPDATE collection_coordinates SET next_attempt_at = ${leaseUntil}, attempts = attempts + 1
-     WHERE id IN (SELECT id FROM collection_coordinates
-                   WHERE next_attempt_at <= ${now} AND status IN ('PENDING', 'CLOSING')
+     WHERE platform_id = ANY(${platforms}) AND (platform_id, id) IN (SELECT platform_id, id FROM collection_coordinates
+                   WHERE platform_id = ANY(${platforms}) AND next_attempt_at <= ${now} AND status IN ('PENDING', 'CLOSING')
                    ORDER BY next_attempt_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-    RETURNING id`;
+    RETURNING id, platform_id`;
   if (ids.length === 0) return [];
-  return deps.prisma.collectionCoordinates.findMany({ where: { id: { in: ids.map((r) => r.id) } } });
+  return deps.prisma.collectionCoordinates.findMany({ where: { platformId: { in: [...new Set(ids.map((r) => r.platform_id))] }, id: { in: ids.map((r) => r.id) } } });
 }
 
 /** Who payers must name on a wire: the customer's name, else the platform's (its own accounts). */
@@ -186,14 +193,17 @@ export async function sweepCoordinates(deps: AppDeps): Promise<number> {
   if (!adapter) return 0;
   const batch = deps.config.COLLECTION_SWEEP_BATCH;
   const accounts = await takeDueAccounts(deps, adapter, batch);
-  const due = await leaseDueCoordinates(deps, batch);
-  const byAccount = new Map<string, CollectionCoordinates[]>();
-  for (const c of due) {
-    if (c.status === 'CLOSING') await closeOne(deps, adapter, c);
-    else byAccount.set(c.internalAccountId, [...(byAccount.get(c.internalAccountId) ?? []), c]);
-  }
-  for (const rows of byAccount.values()) await openAccount(deps, adapter, rows);
-  return accounts + due.length;
+  const coordinates = await perPlatformGroup(deps.prisma, 'collection_coordinates', async (platforms) => {
+    const due = await leaseDueCoordinates(deps, batch, platforms);
+    const byAccount = new Map<string, CollectionCoordinates[]>();
+    for (const c of due) {
+      if (c.status === 'CLOSING') await closeOne(deps, adapter, c);
+      else byAccount.set(c.internalAccountId, [...(byAccount.get(c.internalAccountId) ?? []), c]);
+    }
+    for (const rows of byAccount.values()) await openAccount(deps, adapter, rows);
+    return due.length;
+  });
+  return accounts + coordinates;
 }
 
 /** An account's coordinates as the platform may see them (open or not), by rail. */

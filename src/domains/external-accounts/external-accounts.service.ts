@@ -310,9 +310,10 @@ export async function sweepPendingChecks(deps: AppDeps): Promise<number> {
   return sweepDue(
     deps,
     EXTERNAL_ACCOUNTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string }>>`
+    'external_accounts',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string }>>`
       SELECT id, platform_id FROM external_accounts
-       WHERE beneficiary_verification_status = 'PENDING' AND is_deleted = false AND updated_at < ${cutoff}
+       WHERE platform_id = ANY(${platforms}) AND beneficiary_verification_status = 'PENDING' AND is_deleted = false AND updated_at < ${cutoff}
        ORDER BY updated_at LIMIT ${deps.config.EXTERNAL_ACCOUNT_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
     (r) => ensureJob(q, 'beneficiary-check', { platformId: r.platform_id, accountId: r.id } satisfies BeneficiaryCheckJob, { jobId: beneficiaryCheckJobId(r.id), ...JOB_OPTIONS }),
   );

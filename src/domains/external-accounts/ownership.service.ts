@@ -152,9 +152,10 @@ export async function sweepLivenessOutcomes(deps: AppDeps): Promise<number> {
   return sweepDue(
     deps,
     EXTERNAL_ACCOUNTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
+    'external_account_challenges',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
       SELECT id, platform_id, liveness_outcome FROM external_account_challenges
-       WHERE status = 'OUTSTANDING' AND liveness_outcome IS NOT NULL AND outcome_received_at < ${cutoff}
+       WHERE platform_id = ANY(${platforms}) AND status = 'OUTSTANDING' AND liveness_outcome IS NOT NULL AND outcome_received_at < ${cutoff}
        ORDER BY outcome_received_at LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
     (c) =>
       ensureJob(q, 'liveness-outcome', { platformId: c.platform_id, challengeId: c.id, outcome: c.liveness_outcome } satisfies LivenessOutcomeJob, {

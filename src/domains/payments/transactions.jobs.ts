@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 import { randomUUID } from 'node:crypto';
 import { coalescer, type Coalescer } from '../../platform/coalesce.js';
 import { applyPayoutReport, pollPayment, refundPayment, submitPayment, type StepOutcome } from './settlement.service.js';
@@ -222,18 +223,20 @@ export async function sweepPaymentWork(deps: AppDeps): Promise<number> {
   const submits = await sweepDue(
     deps,
     PAYMENTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
+    'transactions',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
       SELECT id, platform_id, updated_at FROM transactions
-       WHERE status = 'PROCESSING' AND rail_reference IS NULL AND updated_at < ${staleBefore}
+       WHERE platform_id = ANY(${platforms}) AND status = 'PROCESSING' AND rail_reference IS NULL AND updated_at < ${staleBefore}
        ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
     (t) => ensureJob(q, 'submit', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('submit', t.id, t.updated_at), ...JOB_RETRY }),
   );
   const refunds = await sweepDue(
     deps,
     PAYMENTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
+    'transactions',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
       SELECT id, platform_id, updated_at FROM transactions
-       WHERE refund_status = 'PENDING' AND updated_at < ${staleBefore}
+       WHERE platform_id = ANY(${platforms}) AND refund_status = 'PENDING' AND updated_at < ${staleBefore}
        ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
     (t) => ensureJob(q, 'refund', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('refund', t.id, t.updated_at), ...JOB_RETRY }),
   );
@@ -260,15 +263,28 @@ export async function reconcilePayments(deps: AppDeps): Promise<number> {
   return due.length;
 }
 
-/** The claim: at most PAYMENT_RECONCILE_BATCH due payments, each taken by one caller only. */
+/**
+ * The claim: at most PAYMENT_RECONCILE_BATCH due payments per platform group (issue 29, 29a: each
+ * statement on one shard), each taken by one caller only.
+ */
 export async function claimDuePayments(deps: AppDeps, now: Date): Promise<Array<{ id: string; platformId: string; token: Date }>> {
+  const claimed: Array<{ id: string; platformId: string; token: Date }> = [];
+  await perPlatformGroup(deps.prisma, 'transactions', async (platforms) => {
+    const rows = await claimDueIn(deps, now, platforms);
+    claimed.push(...rows);
+    return rows.length;
+  });
+  return claimed;
+}
+
+async function claimDueIn(deps: AppDeps, now: Date, platforms: string[]): Promise<Array<{ id: string; platformId: string; token: Date }>> {
   const next = new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS);
   const watchedSince = new Date(now.getTime() - deps.config.PAYMENT_RETURN_WINDOW_MS);
   const due = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string; reconcile_after: Date }>>`
     UPDATE "transactions" SET "reconcile_after" = ${next}
-     WHERE ("platform_id", "id") IN (
+     WHERE "platform_id" = ANY(${platforms}) AND ("platform_id", "id") IN (
        SELECT "platform_id", "id" FROM "transactions"
-        WHERE "rail_reference" IS NOT NULL AND "destination_kind" <> 'INTERNAL'
+        WHERE "platform_id" = ANY(${platforms}) AND "rail_reference" IS NOT NULL AND "destination_kind" <> 'INTERNAL'
           AND (("status" = 'PROCESSING' AND ("reconcile_after" IS NULL OR "reconcile_after" <= ${now}))
             OR ("status" = 'COMPLETED' AND "reconcile_after" <= ${now} AND "settled_at" > ${watchedSince}))
         ORDER BY "reconcile_after" NULLS FIRST

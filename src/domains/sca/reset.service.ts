@@ -194,9 +194,10 @@ export async function sweepResetReviews(deps: AppDeps): Promise<number> {
   return sweepDue(
     deps,
     SCA_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
+    'sca_factor_resets',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
       SELECT id, platform_id, liveness_outcome FROM sca_factor_resets
-       WHERE status = 'PENDING_REVIEW' AND liveness_outcome IS NOT NULL AND review_due_at < ${cutoff}
+       WHERE platform_id = ANY(${platforms}) AND status = 'PENDING_REVIEW' AND liveness_outcome IS NOT NULL AND review_due_at < ${cutoff}
        ORDER BY review_due_at LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
     (r) =>
       ensureJob(q, 'reset-liveness-outcome', { platformId: r.platform_id, resetId: r.id, outcome: r.liveness_outcome } satisfies ResetLivenessOutcomeJob, {
