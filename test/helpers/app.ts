@@ -54,13 +54,23 @@ export interface TestPlatform extends CreatedPlatform {
  * A fresh database cloned from the migrated template and a private Redis key prefix, so test
  * files never see each other's rows, queues or caches.
  */
-export async function createTestEnv(env: Record<string, string> = {}, opts: BuildOptions & { logStream?: { write(s: string): void } } = {}): Promise<TestEnv> {
+export async function createTestEnv(
+  env: Record<string, string> = {},
+  opts: BuildOptions & {
+    logStream?: { write(s: string): void };
+    /** Clone this template instead of the suite's (issue 29: test/helpers/partitioned-db.ts). */
+    templateDb?: string;
+    /** ALTER DATABASE … SET before the first connection (e.g. partitioned-db.ts's AUTO_EXPLAIN_SETTINGS). */
+    databaseSettings?: Record<string, string>;
+  } = {},
+): Promise<TestEnv> {
   const suffix = randomBytes(5).toString('hex');
   const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_${suffix}`;
   const rootUrl = inject('databaseDirectUrl');
   const admin = new pg.Client({ connectionString: rootUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
+  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${opts.templateDb ?? inject('templateDb')}"`);
+  for (const [k, v] of Object.entries(opts.databaseSettings ?? {})) await admin.query(`ALTER DATABASE "${dbName}" SET ${k} = ${pg.escapeLiteral(v)}`);
   await admin.end();
   // The app's connections go where DATABASE_URL says (PgBouncer in CI's pooled run); creating and
   // dropping databases always goes directly.

@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../src/cli/db-migrate.js';
+import { partitionedTemplate } from './partitioned-db.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -64,10 +65,14 @@ export default async function setup(project: TestProject) {
     await admin.query('SELECT pg_advisory_unlock(727002)').catch(() => undefined);
     await admin.end();
   }
+  // Issue 29 (29b): TEST_DB_PARTITIONS=n runs the suite on tenant tables hash-partitioned by platform_id
+  // into n partitions (test/helpers/partitioned-db.ts, .ci/partitioned-tests).
+  const partitions = Number(process.env.TEST_DB_PARTITIONS ?? 0);
+  const template = partitions > 1 ? await partitionedTemplate(directUrl, templateDb, partitions) : templateDb;
   project.provide('databaseUrl', databaseUrl);
   project.provide('databaseDirectUrl', directUrl);
   project.provide('redisUrl', redisUrl);
-  project.provide('templateDb', templateDb);
+  project.provide('templateDb', template);
   return async () => {
     for (const stop of stops) await stop();
   };
