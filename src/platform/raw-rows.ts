@@ -79,6 +79,8 @@ export function keyedReads<Row, R>(opts: {
     let reader = readers.get(pool);
     if (!reader) {
       reader = coalescer<RowKey, R | null>({
+        // Issue 29 (29a): one platform per statement, so each read stays on one shard (partition).
+        key: (k) => k.platformId,
         flush: 'turn',
         maxBatch: 100,
         run: async (keys) => {

@@ -14,3 +14,19 @@ BEGIN
   INSERT INTO "collection_accounts_due" ("platform_id", "internal_account_id") VALUES (NEW."platform_id", NEW."id") ON CONFLICT DO NOTHING;
   RETURN NULL;
 END $$;
+
+-- Values a provider hands back before the platform is known, looked up through tenant_lookups like the
+-- others (migration 20261216000000_tenant_keys, src/platform/tenant-lookups.ts): the liveness link's token
+-- (its hash) of a wallet-ownership challenge, the KYC case id a provider reports an update for, and the
+-- reference of a beneficiary check (the external account's id).
+CREATE TRIGGER "external_account_challenges_lookup" AFTER INSERT OR UPDATE OF "secret_hash" OR DELETE ON "external_account_challenges"
+  FOR EACH ROW EXECUTE FUNCTION svc_tenant_lookup('LIVENESS_TOKEN', 'secret_hash');
+CREATE TRIGGER "verifications_lookup" AFTER INSERT OR DELETE ON "verifications"
+  FOR EACH ROW EXECUTE FUNCTION svc_tenant_lookup('KYC_CASE', 'id');
+CREATE TRIGGER "external_accounts_lookup" AFTER INSERT OR DELETE ON "external_accounts"
+  FOR EACH ROW EXECUTE FUNCTION svc_tenant_lookup('BENEFICIARY_CHECK', 'id');
+INSERT INTO tenant_lookups (kind, value, platform_id)
+  SELECT 'LIVENESS_TOKEN', secret_hash, platform_id FROM external_account_challenges WHERE secret_hash IS NOT NULL
+  UNION ALL SELECT 'KYC_CASE', id, platform_id FROM verifications
+  UNION ALL SELECT 'BENEFICIARY_CHECK', id, platform_id FROM external_accounts
+ON CONFLICT DO NOTHING;

@@ -158,7 +158,8 @@ async function runStep(deps: AppDeps, name: string, data: PaymentJob): Promise<S
  * payment alone: its own outcome, its own retries. With no backlog a batch is one job.
  */
 function submitBatches(deps: AppDeps): Coalescer<PaymentJob, StepOutcome> {
-  return coalescer<PaymentJob, StepOutcome>({ flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => submitPayments(deps, jobs) });
+  // Issue 29 (29a): a batch holds one platform's payments, so its statements stay on one shard.
+  return coalescer<PaymentJob, StepOutcome>({ key: (j) => j.platformId, flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => submitPayments(deps, jobs) });
 }
 
 export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions): Worker {
