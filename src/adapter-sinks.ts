@@ -53,7 +53,7 @@ export function adapterSinks(deps: () => AppDeps): AdapterSinks {
 
     async beneficiaryCheckUpdated(reference) {
       const d = deps();
-      const platformId = await platformOfLookup(d.prisma, 'BENEFICIARY_CHECK', reference);
+      const platformId = await platformOfLookup(d.prisma, 'EXTERNAL_ACCOUNT', reference);
       const a = platformId
         ? await d.prisma.externalAccount.findFirst({ where: { platformId, id: reference, isDeleted: false, beneficiaryVerificationStatus: 'PENDING' }, select: { id: true, platformId: true } })
         : null;

@@ -39,12 +39,12 @@ const rowReaders = new Map<string, (pool: pg.Pool) => Coalescer<RowKey, Record<s
 function rowReader(table: string): (pool: pg.Pool) => Coalescer<RowKey, Record<string, unknown> | null> {
   let reader = rowReaders.get(table);
   if (!reader) {
-    // Found by primary key (platform_id, id) (issue 29): the platforms are a plain leading condition the
+    // Found by primary key (platform_id, id) (issue 29): the platform is a plain leading condition the
     // key's first column serves, and a planner prunes partitions and shards on; keyedReads hands a row only
     // to the key naming its own platform.
-    const sql = `SELECT * FROM ${sqlIdentifier(table)} WHERE platform_id = ANY($2::text[]) AND id = ANY(${keysPlannedAsOne('$1::text[]')})`;
+    const sql = `SELECT * FROM ${sqlIdentifier(table)} WHERE platform_id = $2 AND id = ANY(${keysPlannedAsOne('$1::text[]')})`;
     reader = keyedReads<Record<string, unknown>, Record<string, unknown>>({
-      read: async (pool, ids, platformIds) => modelRows(await query(pool, sql, [ids, platformIds])),
+      read: async (pool, ids, platformId) => modelRows(await query(pool, sql, [ids, platformId])),
       keyOf: (row) => [row.platformId, row.id],
       // One row asked for twice in the batch: each caller gets its own object.
       pick: (row, again) => (again ? { ...row } : row),
@@ -63,13 +63,14 @@ export interface RowKey {
 /**
  * Reads by (platform, id) key on a pool, per pool: the keys asked for in one turn of the event loop are
  * read by ONE statement at setImmediate (coalescer: nothing is kept across turns, every read is sent after
- * it was asked for). `read` gets the ids and their platforms, parallel; a row is handed
- * only to the keys naming its id AND its platform (`keyOf`), so another platform's id is not found even
- * when the same statement read it for its owner; `pick` makes each caller's value (`again`: the row was
- * already handed to an earlier key of the batch).
+ * it was asked for). A batch holds one platform's keys (issue 29, 29a: its statement names the platform
+ * with a plain `platform_id = $n`, which a planner prunes partitions and shards on, generic plans included):
+ * `read` gets the ids and that platform; a row is handed only to the keys naming its id AND its platform
+ * (`keyOf`); `pick` makes each caller's value (`again`: the row was already handed to an earlier key of
+ * the batch).
  */
 export function keyedReads<Row, R>(opts: {
-  read(pool: pg.Pool, ids: string[], platformIds: string[]): Promise<Row[]>;
+  read(pool: pg.Pool, ids: string[], platformId: string): Promise<Row[]>;
   keyOf(row: Row): [platformId: unknown, id: unknown];
   pick(row: Row, again: boolean): R;
 }): (pool: pg.Pool) => Coalescer<RowKey, R | null> {
@@ -84,7 +85,9 @@ export function keyedReads<Row, R>(opts: {
         flush: 'turn',
         maxBatch: 100,
         run: async (keys) => {
-          const rows = await opts.read(pool, keys.map((k) => k.id), keys.map((k) => k.platformId));
+          const platformId = keys[0]!.platformId;
+          if (keys.some((k) => k.platformId !== platformId)) throw new Error('keyedReads: a batch of several platforms');
+          const rows = await opts.read(pool, keys.map((k) => k.id), platformId);
           const byKey = new Map(rows.map((row) => [keyOf(...opts.keyOf(row)), row]));
           const given = new Set<Row>();
           return keys.map((k) => {

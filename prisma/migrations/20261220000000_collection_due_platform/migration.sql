@@ -24,9 +24,26 @@ CREATE TRIGGER "external_account_challenges_lookup" AFTER INSERT OR UPDATE OF "s
 CREATE TRIGGER "verifications_lookup" AFTER INSERT OR DELETE ON "verifications"
   FOR EACH ROW EXECUTE FUNCTION svc_tenant_lookup('KYC_CASE', 'id');
 CREATE TRIGGER "external_accounts_lookup" AFTER INSERT OR DELETE ON "external_accounts"
-  FOR EACH ROW EXECUTE FUNCTION svc_tenant_lookup('BENEFICIARY_CHECK', 'id');
+  FOR EACH ROW EXECUTE FUNCTION svc_tenant_lookup('EXTERNAL_ACCOUNT', 'id');
 INSERT INTO tenant_lookups (kind, value, platform_id)
   SELECT 'LIVENESS_TOKEN', secret_hash, platform_id FROM external_account_challenges WHERE secret_hash IS NOT NULL
   UNION ALL SELECT 'KYC_CASE', id, platform_id FROM verifications
-  UNION ALL SELECT 'BENEFICIARY_CHECK', id, platform_id FROM external_accounts
+  UNION ALL SELECT 'EXTERNAL_ACCOUNT', id, platform_id FROM external_accounts
 ON CONFLICT DO NOTHING;
+
+-- The batched version read of one platform (src/domains/payments/transactions.repo.ts): its batches hold one
+-- platform's keys (src/platform/raw-rows.ts keyedReads), named with a plain `platform_id = platform`. Its plan is
+-- generic (kept per connection), and a generic plan prunes partitions on `= platform` at executor start-up but
+-- not on `= ANY(platforms)` of an array parameter. The two-array form stays for processes not yet updated.
+CREATE FUNCTION svc_transaction_versions(ids text[], platform text)
+  RETURNS TABLE (id text, platform_id text, customer_id text, version text)
+  LANGUAGE plpgsql STABLE PARALLEL SAFE
+  SET plan_cache_mode = force_generic_plan
+  AS $$
+BEGIN
+  RETURN QUERY
+    SELECT t."id", t."platform_id", t."customer_id", t.xmin::text
+    FROM "transactions" t
+    WHERE t."platform_id" = platform AND t."id" = ANY(ids);
+END
+$$;

@@ -80,7 +80,7 @@ async function refreshInstructions(tx: Db, ctx: Ctx, accountId: string): Promise
   const changed = await tx.$queryRaw<Array<{ id: string }>>`
     WITH open AS (
       SELECT COALESCE(jsonb_agg(c.instructions ORDER BY c.rail), '[]'::jsonb) AS list
-        FROM collection_coordinates c WHERE c.internal_account_id = ${accountId} AND c.status = 'OPEN')
+        FROM collection_coordinates c WHERE c.platform_id = ${ctx.platformId} AND c.internal_account_id = ${accountId} AND c.status = 'OPEN')
     UPDATE internal_accounts a SET funding_payment_instructions = open.list, updated_at = ${ctx.clock.now()}
       FROM open
      WHERE a.id = ${accountId} AND a.platform_id = ${ctx.platformId} AND a.funding_payment_instructions IS DISTINCT FROM open.list
@@ -108,8 +108,8 @@ async function leaseDueCoordinates(deps: AppDeps, batch: number, platforms: stri
 async function holderOf(deps: AppDeps, c: CollectionCoordinates): Promise<{ customerId: string | null; name: string }> {
   const [row] = await deps.prisma.$queryRaw<Array<{ customer_id: string | null; name: string | null }>>`
     SELECT a.customer_id, COALESCE(cu.full_name, cu.business_info->>'legalName', p.name) AS name
-      FROM internal_accounts a JOIN platforms p ON p.id = a.platform_id LEFT JOIN customers cu ON cu.id = a.customer_id
-     WHERE a.id = ${c.internalAccountId}`;
+      FROM internal_accounts a JOIN platforms p ON p.id = a.platform_id LEFT JOIN customers cu ON cu.platform_id = a.platform_id AND cu.id = a.customer_id
+     WHERE a.platform_id = ${c.platformId} AND a.id = ${c.internalAccountId}`;
   return { customerId: row?.customer_id ?? null, name: row?.name || 'Account holder' };
 }
 
@@ -123,7 +123,7 @@ async function applyOpenings(deps: AppDeps, adapter: CollectionAdapter, answers:
   const now = deps.clock.now();
   for (const { c, r } of answers.filter((a) => a.r.status === 'PENDING')) {
     const waitMs = r.pollAfterMs ?? retryDelayMs(c.attempts, deps.config.COLLECTION_RETRY_BASE_MS, deps.config.COLLECTION_RETRY_MAX_MS);
-    await deps.prisma.collectionCoordinates.updateMany({ where: { id: c.id, status: 'PENDING' }, data: { nextAttemptAt: new Date(now.getTime() + waitMs), updatedAt: now } });
+    await deps.prisma.collectionCoordinates.updateMany({ where: { platformId: c.platformId, id: c.id, status: 'PENDING' }, data: { nextAttemptAt: new Date(now.getTime() + waitMs), updatedAt: now } });
   }
   const final = answers.filter((a) => a.r.status !== 'PENDING');
   if (final.length === 0) return;
@@ -152,7 +152,7 @@ async function failAttempt(deps: AppDeps, c: CollectionCoordinates, err: unknown
     return;
   }
   const waitMs = retryDelayMs(c.attempts, deps.config.COLLECTION_RETRY_BASE_MS, deps.config.COLLECTION_RETRY_MAX_MS);
-  await deps.prisma.collectionCoordinates.updateMany({ where: { id: c.id, status: c.status }, data: { nextAttemptAt: new Date(deps.clock.now().getTime() + waitMs), lastError: message } });
+  await deps.prisma.collectionCoordinates.updateMany({ where: { platformId: c.platformId, id: c.id, status: c.status }, data: { nextAttemptAt: new Date(deps.clock.now().getTime() + waitMs), lastError: message } });
 }
 
 async function closeOne(deps: AppDeps, adapter: CollectionAdapter, c: CollectionCoordinates): Promise<void> {

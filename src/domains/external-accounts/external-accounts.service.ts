@@ -22,6 +22,7 @@ import {
 } from './external-accounts.repo.js';
 import { createExternalAccountBody, type ExternalAccountRecord } from './external-accounts.schemas.js';
 import { beneficiaryRulesOf } from './beneficiary.schemas.js'; // hook:25c
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 /**
  * External account use cases (issue 4). `scope` is the path family the call came through: `/customers/...`
@@ -321,9 +322,10 @@ export async function sweepPendingChecks(deps: AppDeps): Promise<number> {
 
 /** Operator moves (A11: INACTIVE is set by the operator; reviews are approved by the operator). */
 export async function operatorTransition(deps: AppDeps, accountId: string, event: Extract<ExternalAccountEvent, 'deactivate' | 'reactivate' | 'reviewApproved'>): Promise<ExternalAccountRecord> {
-  const row = await deps.prisma.externalAccount.findFirst({ where: { id: accountId }, select: { platformId: true } });
-  if (!row) throw new NotFoundError('NOT_FOUND', 'External account not found.');
-  const ctx = ctxFor(deps, row.platformId);
+  // Issue 29 (29a): the account's platform from tenant_lookups, then the account under it.
+  const platformId = await platformOfLookup(deps.prisma, 'EXTERNAL_ACCOUNT', accountId);
+  if (!platformId) throw new NotFoundError('NOT_FOUND', 'External account not found.');
+  const ctx = ctxFor(deps, platformId);
   return ctx.db.$transaction((tx) => transitionAccount(ctx, tx, accountId, event));
 }
 

@@ -91,17 +91,21 @@ void everyFieldListed;
 const TRANSACTION_COLUMNS = TRANSACTION_FIELDS.map((f) => `t."${f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}"`).join(', ');
 const ID = TRANSACTION_FIELDS.indexOf('id');
 const PLATFORM_ID = TRANSACTION_FIELDS.indexOf('platformId');
-/** The transactions of (id, platform) pairs: a primary-key lookup per pair. */
-const BY_IDS_SQL = `SELECT ${TRANSACTION_COLUMNS}, t.xmin::text FROM unnest($1::text[], $2::text[]) AS k(id, platform_id) JOIN "transactions" t ON t."id" = k.id AND t."platform_id" = k.platform_id`;
+/**
+ * The transactions of these ids of one platform: a primary-key lookup per id. The platform a plain
+ * `platform_id = $2` (issue 29, 29a): a planner prunes partitions and shards on it, generic plans included.
+ */
+const BY_IDS_SQL = `SELECT ${TRANSACTION_COLUMNS}, t.xmin::text FROM unnest($1::text[]) AS k(id) JOIN "transactions" t ON t."id" = k.id WHERE t."platform_id" = $2`;
 /** The row's version (after the fields): its `xmin`, which every update of the row changes. */
 const VERSION = TRANSACTION_FIELDS.length;
 /**
- * The version and owner of the transactions of these ids whose platform is one of these, without the
- * rest of the row: found by primary key only (keyedReads hands a row only to the key naming its own
- * platform), through a function that keeps one plan per connection (migration
- * 20261128000000_svc_transaction_versions: as a prepared statement it was planned on every batch).
+ * The version and owner of the transactions of these ids of one platform, without the rest of the row:
+ * found by primary key only, through a function that keeps one plan per connection (migration
+ * 20261128000000_svc_transaction_versions: as a prepared statement it was planned on every batch); its
+ * one-platform form (migration 20261220000000, issue 29) names the platform with `platform_id = $2`, which
+ * that generic plan still prunes partitions on (`= ANY($2)` of an array parameter it cannot).
  */
-const VERSIONS_SQL = `SELECT v.id, v.platform_id, v.customer_id, v.version FROM svc_transaction_versions($1::text[], $2::text[]) v`;
+const VERSIONS_SQL = `SELECT v.id, v.platform_id, v.customer_id, v.version FROM svc_transaction_versions($1::text[], $2::text) v`;
 /** Values as Prisma types them: bigint columns as BigInt (pg's default is a string); the rest pg's defaults (Date, parsed JSON). */
 const INT8_OID = 20;
 const toBigInt = (s: string) => BigInt(s);
@@ -135,8 +139,8 @@ invariant(Object.keys(probe).length === TRANSACTION_FIELDS.length && TRANSACTION
 /** Reads of `sql` by keyedReads, with array rows typed as Prisma types them; row[0] is the id, row[1] the platform. */
 function pairReads<R>(name: string, sql: string, pick: (row: unknown[]) => R): (pool: pg.Pool) => Coalescer<RowKey, R | null> {
   return keyedReads<unknown[], R>({
-    read: async (pool, ids, platformIds) =>
-      (await pool.query<unknown[]>({ ...(preparedStatements(pool) ? { name } : {}), text: sql, values: [ids, platformIds], rowMode: 'array', types: PRISMA_TYPES })).rows,
+    read: async (pool, ids, platformId) =>
+      (await pool.query<unknown[]>({ ...(preparedStatements(pool) ? { name } : {}), text: sql, values: [ids, platformId], rowMode: 'array', types: PRISMA_TYPES })).rows,
     keyOf: (row) => [row[1], row[0]],
     // Each caller its own object, the same row asked for twice included.
     pick: (row) => pick(row),
@@ -144,8 +148,8 @@ function pairReads<R>(name: string, sql: string, pick: (row: unknown[]) => R): (
 }
 
 invariant(ID === 0 && PLATFORM_ID === 1, 'pairReads reads the id and platform from the first two columns');
-const transactionsById = pairReads('svc_transactions_by_ids', BY_IDS_SQL, (row) => ({ t: toTransaction(row), version: row[VERSION] as string }));
-const versionsById = pairReads('svc_transaction_versions', VERSIONS_SQL, (row) => ({ customerId: row[2] as string | null, version: row[3] as string }));
+const transactionsById = pairReads('svc_transactions_by_ids_of_platform', BY_IDS_SQL, (row) => ({ t: toTransaction(row), version: row[VERSION] as string }));
+const versionsById = pairReads('svc_transaction_versions_of_platform', VERSIONS_SQL, (row) => ({ customerId: row[2] as string | null, version: row[3] as string }));
 
 /**
  * A transaction of the caller's platform by id, or null: a primary-key read on the pg pool under Prisma
