@@ -202,14 +202,17 @@ async function submitOne(deps: AppDeps, submits: Coalescer<PaymentJob, StepOutco
 /** Bounded sweep (QUOTE_EXPIRY_SWEEP_INTERVAL_MS): expires quotes past `expiresAt`. */
 export async function sweepPayments(deps: AppDeps): Promise<number> {
   const now = deps.clock.now();
-  const expired = await deps.prisma.quote.findMany({
-    where: { status: 'PENDING', expiresAt: { lt: now } },
-    select: { id: true, platformId: true },
-    orderBy: { expiresAt: 'asc' },
-    take: deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
+  // Issue 29 (29a): per platform group, each read on one shard.
+  return perPlatformGroup(deps.prisma, 'quotes', async (platforms) => {
+    const expired = await deps.prisma.quote.findMany({
+      where: { platformId: { in: platforms }, status: 'PENDING', expiresAt: { lt: now } },
+      select: { id: true, platformId: true },
+      orderBy: { expiresAt: 'asc' },
+      take: deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
+    });
+    for (const q of expired) await expireQuote(ctxFor(deps, q.platformId), q.id).catch((err) => deps.logger.warn({ err, quoteId: q.id }, 'expiry failed'));
+    return expired.length;
   });
-  for (const q of expired) await expireQuote(ctxFor(deps, q.platformId), q.id).catch((err) => deps.logger.warn({ err, quoteId: q.id }, 'expiry failed'));
-  return expired.length;
 }
 
 /**
