@@ -21,7 +21,8 @@ import { sweepOwedWallets } from '../../src/domains/wallet/wallet.provisioning.j
 import { sweepCoordinates } from '../../src/domains/collection/coordinates.service.js';
 import { platformGroups } from '../../src/platform/platform-groups.js';
 
-const PARTITIONS = 4;
+/** The partitioned suite's count when it runs on it (TEST_DB_PARTITIONS), else this file's own template's. */
+const PARTITIONS = Number(process.env.TEST_DB_PARTITIONS ?? 0) > 1 ? Number(process.env.TEST_DB_PARTITIONS) : 4;
 const PLATFORMS = 10;
 let env: TestEnv;
 let db: pg.Client;
