@@ -70,3 +70,10 @@ export async function perPlatformGroup(prisma: Pick<PrismaClient, '$queryRawUnsa
   if (failure !== undefined) throw failure;
   return total;
 }
+
+/** The rows `read` finds in each platform group of `table` (see platformGroups), one statement per group, in order. */
+export async function readPerPlatformGroup<T>(prisma: Pick<PrismaClient, '$queryRawUnsafe'>, table: string, read: (platforms: string[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (const group of await platformGroups(prisma, table)) out.push(...(await read(group)));
+  return out;
+}
