@@ -53,5 +53,5 @@ describe('a payment on partitioned tenant tables (issue 29, 29a)', () => {
     } finally {
       await workers.close();
     }
-  });
+  }, 180_000);
 });
