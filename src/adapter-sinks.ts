@@ -1,6 +1,7 @@
 import type { AppDeps } from './deps.js';
 import type { AdapterSinks } from './adapters/registry.js';
 import { NotFoundError } from './platform/errors.js';
+import { platformOfLookup } from './platform/tenant-lookups.js';
 import { receivePayoutReport } from './domains/payments/index.js';
 import { receiveLivenessOutcome } from './domains/external-accounts/ownership.service.js';
 import { receiveResetLivenessOutcome } from './domains/sca/index.js';
@@ -29,7 +30,9 @@ export function adapterSinks(deps: () => AppDeps): AdapterSinks {
 
     async kycCaseUpdated(caseId) {
       const d = deps();
-      const v = await d.prisma.verification.findFirst({ where: { id: caseId }, select: { id: true, platformId: true, status: true, decisionCount: true } });
+      // Issue 29 (29a): the case's platform first (tenant_lookups), then the case by its key.
+      const platformId = await platformOfLookup(d.prisma, 'KYC_CASE', caseId);
+      const v = platformId ? await d.prisma.verification.findFirst({ where: { platformId, id: caseId }, select: { id: true, platformId: true, status: true, decisionCount: true } }) : null;
       if (!v || !(OPEN_STATUSES as readonly string[]).includes(v.status)) return 'UNKNOWN_CASE';
       await enqueueDecision(d, v.platformId, v, { suffix: `_p${d.clock.now().getTime()}` });
       return 'ACCEPTED';
@@ -50,7 +53,10 @@ export function adapterSinks(deps: () => AppDeps): AdapterSinks {
 
     async beneficiaryCheckUpdated(reference) {
       const d = deps();
-      const a = await d.prisma.externalAccount.findFirst({ where: { id: reference, isDeleted: false, beneficiaryVerificationStatus: 'PENDING' }, select: { id: true, platformId: true } });
+      const platformId = await platformOfLookup(d.prisma, 'EXTERNAL_ACCOUNT', reference);
+      const a = platformId
+        ? await d.prisma.externalAccount.findFirst({ where: { platformId, id: reference, isDeleted: false, beneficiaryVerificationStatus: 'PENDING' }, select: { id: true, platformId: true } })
+        : null;
       if (!a) return 'UNKNOWN_CHECK';
       await enqueueBeneficiaryCheck(d, { platformId: a.platformId, accountId: a.id }, `p${d.clock.now().getTime()}`);
       return 'ACCEPTED';

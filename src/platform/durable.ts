@@ -1,6 +1,7 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import type { AppDeps } from '../deps.js';
 import { incrementCounter } from './metrics.js';
+import { perPlatformGroup } from './platform-groups.js';
 
 /**
  * Durable schedules (issue 11, docs/decisions.md "Issue 11"). Postgres records everything owed — a
@@ -47,22 +48,27 @@ async function isLocked(queue: Queue, jobId: string): Promise<boolean> {
 }
 
 /**
- * One sweeper run: `select` (inside a transaction, rows locked with FOR UPDATE SKIP LOCKED) returns
- * the due rows; `revive` ensures each one's job. Returns how many jobs were re-added (not how many
- * rows were looked at: the loop then goes again at once only while lost work remains).
+ * One sweeper run: per platform group of `table` (platform-groups.ts: every platform on plain Postgres,
+ * one shard's on Citus), `select` (inside a transaction, rows locked with FOR UPDATE SKIP LOCKED, the
+ * statement naming its platforms with `platform_id = ANY(platforms)`) returns the due rows; `revive`
+ * ensures each one's job. Returns how many jobs were re-added (not how many rows were looked at: the
+ * loop then goes again at once only while lost work remains).
  */
 export async function sweepDue<R>(
   deps: AppDeps,
   queue: string,
-  select: (tx: Pick<AppDeps['prisma'], '$queryRaw'>) => Promise<R[]>,
+  table: string,
+  select: (tx: Pick<AppDeps['prisma'], '$queryRaw'>, platforms: string[]) => Promise<R[]>,
   revive: (row: R) => Promise<boolean>,
 ): Promise<number> {
-  const revived = await deps.prisma.$transaction(async (tx) => {
-    const rows = await select(tx);
-    let n = 0;
-    for (const row of rows) if (await revive(row)) n++;
-    return n;
-  });
+  const revived = await perPlatformGroup(deps.prisma, table, (platforms) =>
+    deps.prisma.$transaction(async (tx) => {
+      const rows = await select(tx, platforms);
+      let n = 0;
+      for (const row of rows) if (await revive(row)) n++;
+      return n;
+    }),
+  );
   if (revived > 0) {
     deps.logger.warn({ queue, revived }, 're-enqueued due work that no live job held');
     await incrementCounter(deps, 'jobs_revived', queue, revived).catch(() => undefined);

@@ -17,7 +17,11 @@ export type LookupKind =
   | 'SCA_RESET_TOKEN'
   | 'CARD_PROCESSOR_REF'
   | 'STABLECOIN_PROVIDER_OPERATION'
-  | 'COLLECTION_REFERENCE';
+  | 'COLLECTION_REFERENCE'
+  // Issue 29 (29a, migration 20261220000000): a wallet-ownership liveness token's hash, a KYC case id, an external account's id (a beneficiary check's reference, the operator CLI's --id).
+  | 'LIVENESS_TOKEN'
+  | 'KYC_CASE'
+  | 'EXTERNAL_ACCOUNT';
 
 /** The platform a value belongs to, or null when no row has it. `parts` are the kind's columns in order. */
 export async function platformOfLookup(prisma: PrismaClient, kind: LookupKind, ...parts: string[]): Promise<string | null> {

@@ -7,7 +7,7 @@
 -- worker needs.
 DROP FUNCTION svc_transaction_versions(text[], text[]);
 
-CREATE FUNCTION svc_transaction_versions(ids text[], platform text)
+CREATE OR REPLACE FUNCTION svc_transaction_versions(ids text[], platform text)
   RETURNS TABLE (id text, platform_id text, customer_id text, version text)
   LANGUAGE plpgsql STABLE PARALLEL SAFE
   SET plan_cache_mode = force_generic_plan

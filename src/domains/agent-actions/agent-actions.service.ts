@@ -13,6 +13,7 @@ import { beginExecution, executeQuote, getQuote, quoteResource, rejectTransactio
 import { transferIn, transferOut } from '../ref-compat/index.js';
 import { getInternalAccount } from '../ledger/index.js';
 import type { SignatureHeaders } from '../signing/index.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /** The agent making this call; Basic credentials on an agent-only route are 401 (REF: AgentAuth only). */
 export function agentOf(ctx: Ctx): AgentActor {
@@ -313,15 +314,18 @@ export async function rejectAction(ctx: Ctx, agentId: string, id: string, reason
  * back what it counted. Reads only pending rows (partial index agent_actions_pending_expiry_idx).
  */
 export async function expireAgentActions(deps: AppDeps): Promise<number> {
-  const due = await deps.prisma.agentAction.findMany({
-    where: { status: 'PENDING_APPROVAL', expiresAt: { lt: deps.clock.now() } },
-    select: { id: true, platformId: true },
-    orderBy: { expiresAt: 'asc' },
-    take: deps.config.AGENT_ACTION_SWEEP_BATCH,
+  // Issue 29 (29a): per platform group, each read on one shard.
+  return perPlatformGroup(deps.prisma, 'agent_actions', async (platforms) => {
+    const due = await deps.prisma.agentAction.findMany({
+      where: { platformId: { in: platforms }, status: 'PENDING_APPROVAL', expiresAt: { lt: deps.clock.now() } },
+      select: { id: true, platformId: true },
+      orderBy: { expiresAt: 'asc' },
+      take: deps.config.AGENT_ACTION_SWEEP_BATCH,
+    });
+    for (const a of due) {
+      const ctx = ctxFor(deps, a.platformId);
+      await ctx.db.$transaction((tx) => moveAction(ctx, tx, a.id, 'expire', { failureReason: 'QUOTE_EXPIRED' })).catch((err) => deps.logger.warn({ err, actionId: a.id }, 'agent action expiry failed'));
+    }
+    return due.length;
   });
-  for (const a of due) {
-    const ctx = ctxFor(deps, a.platformId);
-    await ctx.db.$transaction((tx) => moveAction(ctx, tx, a.id, 'expire', { failureReason: 'QUOTE_EXPIRED' })).catch((err) => deps.logger.warn({ err, actionId: a.id }, 'agent action expiry failed'));
-  }
-  return due.length;
 }

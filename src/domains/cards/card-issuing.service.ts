@@ -6,6 +6,7 @@ import type { Card } from '../../generated/prisma/client.js';
 import type { CardIssuerAdapter, ProvisionResult } from '../../adapters/card-issuer/port.js';
 import { transitionCard } from './cards.repo.js';
 import { platformOfLookup } from '../../platform/tenant-lookups.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
  * The card's side of the issuer port (issue 27): provisioning (after the creating commit, never inside a
@@ -95,9 +96,12 @@ export async function pushCardState(ctx: Ctx, card: Card): Promise<void> {
 export async function sweepCardStates(deps: AppDeps, batch: number): Promise<number> {
   const issuer = deps.adapters.cardIssuer;
   if (!issuer) return 0;
-  const due = await deps.prisma.card.findMany({ where: { issuerStateDueAt: { lte: deps.clock.now() }, issuerAdapter: issuer.id }, orderBy: { issuerStateDueAt: 'asc' }, take: batch });
-  for (const card of due) await pushCardState(ctxFor(deps, card.platformId), card);
-  return due.length;
+  // Issue 29 (29a): per platform group, each read on one shard.
+  return perPlatformGroup(deps.prisma, 'cards', async (platforms) => {
+    const due = await deps.prisma.card.findMany({ where: { platformId: { in: platforms }, issuerStateDueAt: { lte: deps.clock.now() }, issuerAdapter: issuer.id }, orderBy: { issuerStateDueAt: 'asc' }, take: batch });
+    for (const card of due) await pushCardState(ctxFor(deps, card.platformId), card);
+    return due.length;
+  });
 }
 
 /**
@@ -133,15 +137,18 @@ export async function receiveProvisioned(deps: AppDeps, adapterId: string, resul
 export async function sweepProvisioning(deps: AppDeps, batch: number): Promise<number> {
   const issuer = deps.adapters.cardIssuer;
   if (!issuer) return 0;
-  const cards = await deps.prisma.card.findMany({ where: { state: 'PROCESSING', issuerAdapter: issuer.id }, orderBy: { updatedAt: 'asc' }, take: batch });
-  for (const card of cards) {
-    const ctx = ctxFor(deps, card.platformId);
-    try {
-      if (!card.processorRef) await provisionCard(ctx, card);
-      else await applyProvisioning(ctx, card.id, await issuer.getProvisioning(card.processorRef));
-    } catch (err) {
-      deps.logger.warn({ err, cardId: card.id }, 'provisioning poll failed');
+  // Issue 29 (29a): per platform group, each read on one shard.
+  return perPlatformGroup(deps.prisma, 'cards', async (platforms) => {
+    const cards = await deps.prisma.card.findMany({ where: { platformId: { in: platforms }, state: 'PROCESSING', issuerAdapter: issuer.id }, orderBy: { updatedAt: 'asc' }, take: batch });
+    for (const card of cards) {
+      const ctx = ctxFor(deps, card.platformId);
+      try {
+        if (!card.processorRef) await provisionCard(ctx, card);
+        else await applyProvisioning(ctx, card.id, await issuer.getProvisioning(card.processorRef));
+      } catch (err) {
+        deps.logger.warn({ err, cardId: card.id }, 'provisioning poll failed');
+      }
     }
-  }
-  return cards.length;
+    return cards.length;
+  });
 }

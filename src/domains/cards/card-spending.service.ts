@@ -15,6 +15,7 @@ import {
   writeRelease, writeReturn, writeReturnReversal, type AuthorizationWrite, type DecidedAuthorization, type NewCardTransaction,
 } from './card-money.writer.js';
 import { readAuthorizationFacts, readDecidedAuthorization, type AuthorizationFacts } from './card-authorization.repo.js';
+import { readPerPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
  * The inbound side of the issuer port (issue 27): the synchronous authorization decision and the
@@ -227,11 +228,12 @@ async function creditAdvice(ctx: Ctx, card: Card, e: CardEvent): Promise<CardEve
  */
 export async function sweepCardTransactions(deps: AppDeps, batch: number): Promise<number> {
   const now = deps.clock.now();
-  const due = await deps.prisma.cardTransaction.findMany({
-    where: { OR: [{ heldAmount: { gt: 0n }, expiresAt: { lte: now } }, { pullPendingCount: { gt: 0 }, pullFails: false, pullConfirmAt: { lte: now } }] },
+  // Issue 29 (29a): per platform group, each read on one shard.
+  const due = await readPerPlatformGroup(deps.prisma, 'card_transactions', (platforms) => deps.prisma.cardTransaction.findMany({
+    where: { platformId: { in: platforms }, OR: [{ heldAmount: { gt: 0n }, expiresAt: { lte: now } }, { pullPendingCount: { gt: 0 }, pullFails: false, pullConfirmAt: { lte: now } }] },
     select: { id: true, platformId: true, issuerTransactionToken: true },
     take: batch,
-  });
+  }));
   for (const d of due) {
     const ctx = ctxFor(deps, d.platformId);
     await ctx.db.$transaction(async (tx) => {

@@ -8,6 +8,7 @@ import { statusColumn, tryTransition } from '../../platform/state-machine.js';
 import type { CollectionAdapter, OpenCoordinatesResult } from '../../adapters/collection/port.js';
 import { internalAccountResource } from '../ledger/index.js';
 import { COLLECTING_ACCOUNT_TYPES, coordinatesLifecycle, retryDelayMs } from './collection.model.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
  * The coordinates sweep (issue 26 item 1): Postgres owes, the provider is asked outside any transaction.
@@ -28,27 +29,27 @@ interface DueAccount {
   status: string;
 }
 
-/** Step 1, one transaction: the due rows are deleted with what they owed written, or not at all. */
+/**
+ * Step 1, one transaction per platform group (issue 29, 29a: each statement on one shard): the due rows
+ * are deleted with what they owed written, or not at all.
+ */
 async function takeDueAccounts(deps: AppDeps, adapter: CollectionAdapter, batch: number): Promise<number> {
-  return deps.prisma.$transaction(async (tx) => {
+  return perPlatformGroup(deps.prisma, 'collection_accounts_due', (platforms) => deps.prisma.$transaction(async (tx) => {
     const due = await tx.$queryRaw<Array<{ platform_id: string; internal_account_id: string }>>`
-      SELECT platform_id, internal_account_id FROM collection_accounts_due ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`;
+      SELECT platform_id, internal_account_id FROM collection_accounts_due WHERE platform_id = ANY(${platforms})
+       ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`;
     if (due.length === 0) return 0;
-    // Each due row names its platform (26c): the accounts are read by their tenant key.
-    const platforms = due.map((d) => d.platform_id);
     const ids = due.map((d) => d.internal_account_id);
+    const named = [...new Set(due.map((d) => d.platform_id))];
     const accounts = await tx.$queryRaw<DueAccount[]>`
-      SELECT a.id, a.platform_id, a.currency, a.type, a.status
-        FROM internal_accounts a JOIN unnest(${platforms}::text[], ${ids}::text[]) AS d(platform_id, id) ON a.platform_id = d.platform_id AND a.id = d.id`;
+      SELECT id, platform_id, currency, type, status FROM internal_accounts WHERE platform_id = ANY(${named}) AND id = ANY(${ids})`;
     for (const a of accounts) {
       if (a.status === 'CLOSED' || a.status === 'FAILED') await closeAccountCoordinates(tx, ctxFor(deps, a.platform_id), a.id);
       else if (COLLECTING_ACCOUNT_TYPES.includes(a.type)) await oweCoordinates(tx, adapter, a, deps.clock.now());
     }
-    await tx.$executeRaw`
-      DELETE FROM collection_accounts_due d USING unnest(${platforms}::text[], ${ids}::text[]) AS k(platform_id, id)
-       WHERE d.platform_id = k.platform_id AND d.internal_account_id = k.id`;
+    await tx.$executeRaw`DELETE FROM collection_accounts_due WHERE platform_id = ANY(${named}) AND internal_account_id = ANY(${ids})`;
     return due.length;
-  });
+  }));
 }
 
 async function oweCoordinates(tx: Db, adapter: CollectionAdapter, a: DueAccount, now: Date): Promise<void> {
@@ -79,7 +80,7 @@ async function refreshInstructions(tx: Db, ctx: Ctx, accountId: string): Promise
   const changed = await tx.$queryRaw<Array<{ id: string }>>`
     WITH open AS (
       SELECT COALESCE(jsonb_agg(c.instructions ORDER BY c.rail), '[]'::jsonb) AS list
-        FROM collection_coordinates c WHERE c.internal_account_id = ${accountId} AND c.status = 'OPEN')
+        FROM collection_coordinates c WHERE c.platform_id = ${ctx.platformId} AND c.internal_account_id = ${accountId} AND c.status = 'OPEN')
     UPDATE internal_accounts a SET funding_payment_instructions = open.list, updated_at = ${ctx.clock.now()}
       FROM open
      WHERE a.id = ${accountId} AND a.platform_id = ${ctx.platformId} AND a.funding_payment_instructions IS DISTINCT FROM open.list
@@ -90,25 +91,25 @@ async function refreshInstructions(tx: Db, ctx: Ctx, accountId: string): Promise
 }
 
 /** Step 2's lease: due rows pushed out by the lease, so a crashed worker's rows come back after it. */
-async function leaseDueCoordinates(deps: AppDeps, batch: number): Promise<CollectionCoordinates[]> {
+async function leaseDueCoordinates(deps: AppDeps, batch: number, platforms: string[]): Promise<CollectionCoordinates[]> {
   const now = deps.clock.now();
   const leaseUntil = new Date(now.getTime() + 2 * deps.config.PROVIDER_TIMEOUT_MS + 1000);
-  const ids = await deps.prisma.$queryRaw<Array<{ id: string }>>`
+  const ids = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string }>>`
     UPDATE collection_coordinates SET next_attempt_at = ${leaseUntil}, attempts = attempts + 1
-     WHERE id IN (SELECT id FROM collection_coordinates
-                   WHERE next_attempt_at <= ${now} AND status IN ('PENDING', 'CLOSING')
+     WHERE platform_id = ANY(${platforms}) AND (platform_id, id) IN (SELECT platform_id, id FROM collection_coordinates
+                   WHERE platform_id = ANY(${platforms}) AND next_attempt_at <= ${now} AND status IN ('PENDING', 'CLOSING')
                    ORDER BY next_attempt_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-    RETURNING id`;
+    RETURNING id, platform_id`;
   if (ids.length === 0) return [];
-  return deps.prisma.collectionCoordinates.findMany({ where: { id: { in: ids.map((r) => r.id) } } });
+  return deps.prisma.collectionCoordinates.findMany({ where: { platformId: { in: [...new Set(ids.map((r) => r.platform_id))] }, id: { in: ids.map((r) => r.id) } } });
 }
 
 /** Who payers must name on a wire: the customer's name, else the platform's (its own accounts). */
 async function holderOf(deps: AppDeps, c: CollectionCoordinates): Promise<{ customerId: string | null; name: string }> {
   const [row] = await deps.prisma.$queryRaw<Array<{ customer_id: string | null; name: string | null }>>`
     SELECT a.customer_id, COALESCE(cu.full_name, cu.business_info->>'legalName', p.name) AS name
-      FROM internal_accounts a JOIN platforms p ON p.id = a.platform_id LEFT JOIN customers cu ON cu.id = a.customer_id
-     WHERE a.id = ${c.internalAccountId}`;
+      FROM internal_accounts a JOIN platforms p ON p.id = a.platform_id LEFT JOIN customers cu ON cu.platform_id = a.platform_id AND cu.id = a.customer_id
+     WHERE a.platform_id = ${c.platformId} AND a.id = ${c.internalAccountId}`;
   return { customerId: row?.customer_id ?? null, name: row?.name || 'Account holder' };
 }
 
@@ -122,7 +123,7 @@ async function applyOpenings(deps: AppDeps, adapter: CollectionAdapter, answers:
   const now = deps.clock.now();
   for (const { c, r } of answers.filter((a) => a.r.status === 'PENDING')) {
     const waitMs = r.pollAfterMs ?? retryDelayMs(c.attempts, deps.config.COLLECTION_RETRY_BASE_MS, deps.config.COLLECTION_RETRY_MAX_MS);
-    await deps.prisma.collectionCoordinates.updateMany({ where: { id: c.id, status: 'PENDING' }, data: { nextAttemptAt: new Date(now.getTime() + waitMs), updatedAt: now } });
+    await deps.prisma.collectionCoordinates.updateMany({ where: { platformId: c.platformId, id: c.id, status: 'PENDING' }, data: { nextAttemptAt: new Date(now.getTime() + waitMs), updatedAt: now } });
   }
   const final = answers.filter((a) => a.r.status !== 'PENDING');
   if (final.length === 0) return;
@@ -151,7 +152,7 @@ async function failAttempt(deps: AppDeps, c: CollectionCoordinates, err: unknown
     return;
   }
   const waitMs = retryDelayMs(c.attempts, deps.config.COLLECTION_RETRY_BASE_MS, deps.config.COLLECTION_RETRY_MAX_MS);
-  await deps.prisma.collectionCoordinates.updateMany({ where: { id: c.id, status: c.status }, data: { nextAttemptAt: new Date(deps.clock.now().getTime() + waitMs), lastError: message } });
+  await deps.prisma.collectionCoordinates.updateMany({ where: { platformId: c.platformId, id: c.id, status: c.status }, data: { nextAttemptAt: new Date(deps.clock.now().getTime() + waitMs), lastError: message } });
 }
 
 async function closeOne(deps: AppDeps, adapter: CollectionAdapter, c: CollectionCoordinates): Promise<void> {
@@ -192,14 +193,17 @@ export async function sweepCoordinates(deps: AppDeps): Promise<number> {
   if (!adapter) return 0;
   const batch = deps.config.COLLECTION_SWEEP_BATCH;
   const accounts = await takeDueAccounts(deps, adapter, batch);
-  const due = await leaseDueCoordinates(deps, batch);
-  const byAccount = new Map<string, CollectionCoordinates[]>();
-  for (const c of due) {
-    if (c.status === 'CLOSING') await closeOne(deps, adapter, c);
-    else byAccount.set(c.internalAccountId, [...(byAccount.get(c.internalAccountId) ?? []), c]);
-  }
-  for (const rows of byAccount.values()) await openAccount(deps, adapter, rows);
-  return accounts + due.length;
+  const coordinates = await perPlatformGroup(deps.prisma, 'collection_coordinates', async (platforms) => {
+    const due = await leaseDueCoordinates(deps, batch, platforms);
+    const byAccount = new Map<string, CollectionCoordinates[]>();
+    for (const c of due) {
+      if (c.status === 'CLOSING') await closeOne(deps, adapter, c);
+      else byAccount.set(c.internalAccountId, [...(byAccount.get(c.internalAccountId) ?? []), c]);
+    }
+    for (const rows of byAccount.values()) await openAccount(deps, adapter, rows);
+    return due.length;
+  });
+  return accounts + coordinates;
 }
 
 /** An account's coordinates as the platform may see them (open or not), by rail. */

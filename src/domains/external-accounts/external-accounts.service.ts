@@ -22,6 +22,7 @@ import {
 } from './external-accounts.repo.js';
 import { createExternalAccountBody, type ExternalAccountRecord } from './external-accounts.schemas.js';
 import { beneficiaryRulesOf } from './beneficiary.schemas.js'; // hook:25c
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 
 /**
  * External account use cases (issue 4). `scope` is the path family the call came through: `/customers/...`
@@ -310,9 +311,10 @@ export async function sweepPendingChecks(deps: AppDeps): Promise<number> {
   return sweepDue(
     deps,
     EXTERNAL_ACCOUNTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string }>>`
+    'external_accounts',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string }>>`
       SELECT id, platform_id FROM external_accounts
-       WHERE beneficiary_verification_status = 'PENDING' AND is_deleted = false AND updated_at < ${cutoff}
+       WHERE platform_id = ANY(${platforms}) AND beneficiary_verification_status = 'PENDING' AND is_deleted = false AND updated_at < ${cutoff}
        ORDER BY updated_at LIMIT ${deps.config.EXTERNAL_ACCOUNT_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
     (r) => ensureJob(q, 'beneficiary-check', { platformId: r.platform_id, accountId: r.id } satisfies BeneficiaryCheckJob, { jobId: beneficiaryCheckJobId(r.id), ...JOB_OPTIONS }),
   );
@@ -320,9 +322,10 @@ export async function sweepPendingChecks(deps: AppDeps): Promise<number> {
 
 /** Operator moves (A11: INACTIVE is set by the operator; reviews are approved by the operator). */
 export async function operatorTransition(deps: AppDeps, accountId: string, event: Extract<ExternalAccountEvent, 'deactivate' | 'reactivate' | 'reviewApproved'>): Promise<ExternalAccountRecord> {
-  const row = await deps.prisma.externalAccount.findFirst({ where: { id: accountId }, select: { platformId: true } });
-  if (!row) throw new NotFoundError('NOT_FOUND', 'External account not found.');
-  const ctx = ctxFor(deps, row.platformId);
+  // Issue 29 (29a): the account's platform from tenant_lookups, then the account under it.
+  const platformId = await platformOfLookup(deps.prisma, 'EXTERNAL_ACCOUNT', accountId);
+  if (!platformId) throw new NotFoundError('NOT_FOUND', 'External account not found.');
+  const ctx = ctxFor(deps, platformId);
   return ctx.db.$transaction((tx) => transitionAccount(ctx, tx, accountId, event));
 }
 

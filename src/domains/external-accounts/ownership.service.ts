@@ -9,6 +9,7 @@ import { isOwnershipProvable, signatureFamilyOf, type OwnershipType } from './ex
 import { enqueueLivenessOutcome, EXTERNAL_ACCOUNTS_QUEUE, JOB_OPTIONS, livenessOutcomeJobId, type LivenessOutcomeJob } from './external-accounts.queue.js';
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
+import { platformOfLookup } from '../../platform/tenant-lookups.js';
 import { abandonChallenges, findOutstandingChallenge, insertChallenge, resolveChallenge, transitionAccount } from './external-accounts.repo.js';
 import type { ExternalAccountRecord } from './external-accounts.schemas.js';
 import { getExternalAccount, type AccountScope } from './external-accounts.service.js';
@@ -117,7 +118,10 @@ async function signatureIsValid(ctx: Ctx, a: ExternalAccountRecord, message: str
 // ------------------------------------------------------------------------------------------ liveness
 
 async function findLivenessChallenge(deps: AppDeps, token: string) {
-  const c = await deps.prisma.externalAccountChallenge.findFirst({ where: { secretHash: sha256Hex(token), method: 'LIVENESS' } });
+  // Issue 29 (29a): the token's platform first (tenant_lookups), then the challenge under it.
+  const secretHash = sha256Hex(token);
+  const platformId = await platformOfLookup(deps.prisma, 'LIVENESS_TOKEN', secretHash);
+  const c = platformId ? await deps.prisma.externalAccountChallenge.findFirst({ where: { platformId, secretHash, method: 'LIVENESS' } }) : null;
   if (!c || c.status !== 'OUTSTANDING' || c.expiresAt.getTime() < deps.clock.now().getTime()) {
     throw new NotFoundError('NOT_FOUND', 'No open liveness session for this link (unknown, used or expired).');
   }
@@ -137,7 +141,7 @@ export async function getLivenessSession(deps: AppDeps, token: string): Promise<
 export async function receiveLivenessOutcome(deps: AppDeps, token: string, outcome: LivenessOutcome): Promise<void> {
   const c = await findLivenessChallenge(deps, token);
   // Recorded first (issue 11): the first outcome reported wins, and a job lost with Redis's data is re-added by the sweeper.
-  await deps.prisma.externalAccountChallenge.updateMany({ where: { id: c.id, status: 'OUTSTANDING', livenessOutcome: null }, data: { livenessOutcome: outcome, outcomeReceivedAt: deps.clock.now() } });
+  await deps.prisma.externalAccountChallenge.updateMany({ where: { platformId: c.platformId, id: c.id, status: 'OUTSTANDING', livenessOutcome: null }, data: { livenessOutcome: outcome, outcomeReceivedAt: deps.clock.now() } });
   const recorded = await deps.prisma.externalAccountChallenge.findUniqueOrThrow({ where: { platformId_id: { platformId: c.platformId, id: c.id } }, select: { livenessOutcome: true } });
   await enqueueLivenessOutcome(deps, { platformId: c.platformId, challengeId: c.id, outcome: (recorded.livenessOutcome ?? outcome) as LivenessOutcome });
 }
@@ -152,9 +156,10 @@ export async function sweepLivenessOutcomes(deps: AppDeps): Promise<number> {
   return sweepDue(
     deps,
     EXTERNAL_ACCOUNTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
+    'external_account_challenges',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
       SELECT id, platform_id, liveness_outcome FROM external_account_challenges
-       WHERE status = 'OUTSTANDING' AND liveness_outcome IS NOT NULL AND outcome_received_at < ${cutoff}
+       WHERE platform_id = ANY(${platforms}) AND status = 'OUTSTANDING' AND liveness_outcome IS NOT NULL AND outcome_received_at < ${cutoff}
        ORDER BY outcome_received_at LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
     (c) =>
       ensureJob(q, 'liveness-outcome', { platformId: c.platform_id, challengeId: c.id, outcome: c.liveness_outcome } satisfies LivenessOutcomeJob, {

@@ -43,8 +43,10 @@ export async function setInternalAccountStatus(ctx: Ctx, id: string, target: Int
 }
 
 /** The operator's move (npm run internal-account:status): the account's own platform, found from its id. Errors as setInternalAccountStatus. */
-export async function operatorSetInternalAccountStatus(deps: AppDeps, id: string, target: InternalAccountStatus, reason?: string): Promise<InternalAccount> {
-  const row = await deps.prisma.internalAccount.findFirst({ where: { id }, select: { platformId: true } });
+export async function operatorSetInternalAccountStatus(deps: AppDeps, id: string, target: InternalAccountStatus, reason?: string, platformId?: string): Promise<InternalAccount> {
+  // Issue 29 (29a): the operator names the platform (--platform) and the account is read by its key; without
+  // it, one read across platforms finds it (an operator's rare move: on Citus a read of every shard, no lock).
+  const row = await deps.prisma.internalAccount.findFirst({ where: { id, ...(platformId ? { platformId } : {}) }, select: { platformId: true } });
   if (!row) throw new NotFoundError('NOT_FOUND', 'Internal account not found.');
   return setInternalAccountStatus(ctxFor(deps, row.platformId), id, target, reason);
 }

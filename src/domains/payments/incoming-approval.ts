@@ -9,6 +9,7 @@ import { deliverInFlow } from '../webhooks/index.js';
 import { beginExecution } from './quotes.service.js';
 import { transactionStatus, transitionTransaction } from './transactions.repo.js';
 import { transactionResource } from './transactions.resource.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
  * REF's incoming-payment approval handshake (issue 25 item 5; docs/decisions.md anchor 25c), for platforms
@@ -145,13 +146,16 @@ export async function rejectIncoming(ctx: Ctx, t: Transaction, reason: string, f
  */
 export async function expireIncomingApprovals(deps: AppDeps): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - deps.config.INCOMING_APPROVAL_WINDOW_MS);
-  const due = await deps.prisma.transaction.findMany({
-    where: { type: 'INCOMING', status: 'PENDING', pendingReason: INCOMING_APPROVAL, approvalRequestedAt: { lte: cutoff } },
-    orderBy: { approvalRequestedAt: 'asc' },
-    take: deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
+  // Issue 29 (29a): per platform group, each read on one shard.
+  return perPlatformGroup(deps.prisma, 'transactions', async (platforms) => {
+    const due = await deps.prisma.transaction.findMany({
+      where: { platformId: { in: platforms }, type: 'INCOMING', status: 'PENDING', pendingReason: INCOMING_APPROVAL, approvalRequestedAt: { lte: cutoff } },
+      orderBy: { approvalRequestedAt: 'asc' },
+      take: deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
+    });
+    for (const t of due) {
+      await rejectIncoming(ctxFor(deps, t.platformId), t, 'APPROVAL_WINDOW_EXPIRED', 'PAYMENT_APPROVAL_TIMED_OUT', true).catch((err) => deps.logger.warn({ err, transactionId: t.id }, 'incoming approval expiry failed'));
+    }
+    return due.length;
   });
-  for (const t of due) {
-    await rejectIncoming(ctxFor(deps, t.platformId), t, 'APPROVAL_WINDOW_EXPIRED', 'PAYMENT_APPROVAL_TIMED_OUT', true).catch((err) => deps.logger.warn({ err, transactionId: t.id }, 'incoming approval expiry failed'));
-  }
-  return due.length;
 }

@@ -446,16 +446,17 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
  * before, and returns those rows — the claim submitPayment takes one payment at a time, for many
  * in one statement. A payment not returned is left to submitPayment's own path. Rows are found by key
  * only (checkedAfterKeyLookup, as transitionManyCtes does): never a scan of the unsubmitted ones; the
- * keys are planned as one row (keysPlannedAsOne); each row's platform is the one listed at its id's position.
+ * keys are planned as one row (keysPlannedAsOne). One platform per statement (issue 29, 29a), named with a
+ * plain `platform_id = $2` a planner prunes partitions and shards on.
  */
-export async function claimSubmissions(pool: pg.Pool, items: ReadonlyArray<{ platformId: string; transactionId: string }>, now: Date): Promise<Transaction[]> {
+export async function claimSubmissions(pool: pg.Pool, platformId: string, transactionIds: readonly string[], now: Date): Promise<Transaction[]> {
   const r = await query(
     pool,
     `UPDATE transactions t SET submitted_at = $1
-      WHERE t.platform_id = ANY($2::text[]) AND t.id = ANY(${keysPlannedAsOne('$3::text[]')})
-        AND ${checkedAfterKeyLookup(`t.platform_id = ($2::text[])[array_position($3::text[], t.id)] AND t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL' AND t.rail_reference IS NULL AND t.submitted_at IS NULL`)}
+      WHERE t.platform_id = $2 AND t.id = ANY(${keysPlannedAsOne('$3::text[]')})
+        AND ${checkedAfterKeyLookup(`t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL' AND t.rail_reference IS NULL AND t.submitted_at IS NULL`)}
       RETURNING t.*`,
-    [now, items.map((i) => i.platformId), items.map((i) => i.transactionId)],
+    [now, platformId, [...transactionIds]],
   );
   return modelRows<Transaction>(r);
 }

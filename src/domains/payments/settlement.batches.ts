@@ -15,8 +15,8 @@ import { applyPayoutResult, completedAtOnce, loadTransaction, payoutRequest, pol
 /**
  * submitPayment for many payments at once (issue 12: the payments worker's batches when its queue has a
  * backlog, gathered by its coalescer in transactions.jobs.ts), with the same outcome per payment and a
- * handful of statements for the whole batch instead of half a dozen per payment: one claim of them all
- * (claimSubmissions), one read of their destinations per platform, the rail's answers (one call for the
+ * handful of statements for the whole batch instead of half a dozen per payment: one claim of them all per
+ * platform (claimSubmissions), one read of their destinations per platform, the rail's answers (one call for the
  * lot when the adapter takes batches: submitPayouts), and the payouts the rail completed at once settled
  * together, one statement per platform (settlePayments). Anything off the common path — a payment the
  * claim did not return (internal or UMA destination, already claimed or submitted, no longer
@@ -26,11 +26,15 @@ import { applyPayoutResult, completedAtOnce, loadTransaction, payoutRequest, pol
  * its four statements (claim, destination, the sandbox bank's, settlement) are raw and prepared but one.
  */
 export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platformId: string; transactionId: string }>): Promise<Array<StepOutcome | Error>> {
-  const claimed = await claimSubmissions(poolOf(deps.prisma), items, deps.clock.now()).catch((err: unknown) => {
-    // A deadlock with another batch over a duplicate job, a lost connection: one by one instead.
-    deps.logger.warn({ err, count: items.length }, 'batched claim failed; submitting one by one');
-    return [] as Transaction[];
-  });
+  // One claim per platform (issue 29, 29a: each on one shard); the workers' batches hold one platform already.
+  const claims = [...groupBy(items, (i) => i.platformId)].map(([platformId, list]) =>
+    claimSubmissions(poolOf(deps.prisma), platformId, list.map((i) => i.transactionId), deps.clock.now()).catch((err: unknown) => {
+      // A deadlock with another batch over a duplicate job, a lost connection: one by one instead.
+      deps.logger.warn({ err, count: list.length }, 'batched claim failed; submitting one by one');
+      return [] as Transaction[];
+    }),
+  );
+  const claimed = (await Promise.all(claims)).flat();
   const batch: Batch = { outcomes: new Map(), completed: [] };
   await Promise.all([...groupBy(claimed, (t) => t.platformId)].map(([platformId, ts]) => submitClaimed(deps, ctxFor(deps, platformId), ts, batch)));
   await settleCompleted(deps, batch);

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 import { randomUUID } from 'node:crypto';
 import { coalescer, type Coalescer } from '../../platform/coalesce.js';
 import { applyPayoutReport, refundPayment, type StepOutcome } from './settlement.service.js';
@@ -204,7 +205,8 @@ async function moveSchedules(deps: AppDeps, platformId: string, moves: ReadonlyA
  * own retries. With no backlog a batch is one job.
  */
 function submitBatches(deps: AppDeps): Coalescer<PaymentJob, StepOutcome> {
-  return coalescer<PaymentJob, StepOutcome>({ flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => stepsScheduled(deps, jobs, false, submitPayments(deps, jobs)) });
+  // Issue 29 (29a): a batch holds one platform's payments, so its statements stay on one shard.
+  return coalescer<PaymentJob, StepOutcome>({ key: (j) => j.platformId, flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => stepsScheduled(deps, jobs, false, submitPayments(deps, jobs)) });
 }
 
 /**
@@ -213,7 +215,7 @@ function submitBatches(deps: AppDeps): Coalescer<PaymentJob, StepOutcome> {
  * the completed ones settled by one statement per platform) and rescheduled together (scheduleMany).
  */
 function pollBatches(deps: AppDeps): Coalescer<PaymentJob, StepOutcome> {
-  return coalescer<PaymentJob, StepOutcome>({ flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => stepsScheduled(deps, jobs, true, pollPayments(deps, jobs)) });
+  return coalescer<PaymentJob, StepOutcome>({ key: (j) => j.platformId, flush: { lingerMs: deps.config.PAYMENT_BATCH_LINGER_MS }, maxBatch: deps.config.PAYMENT_CONCURRENCY, run: (jobs) => stepsScheduled(deps, jobs, true, pollPayments(deps, jobs)) });
 }
 
 /** A batch's outcomes, each step that did not fail scheduled (a poll or reconcile under the token its job holds). */
@@ -267,14 +269,17 @@ async function submitOne(submits: Coalescer<PaymentJob, StepOutcome>, item: Paym
 /** Bounded sweep (QUOTE_EXPIRY_SWEEP_INTERVAL_MS): expires quotes past `expiresAt`. */
 export async function sweepPayments(deps: AppDeps): Promise<number> {
   const now = deps.clock.now();
-  const expired = await deps.prisma.quote.findMany({
-    where: { status: 'PENDING', expiresAt: { lt: now } },
-    select: { id: true, platformId: true },
-    orderBy: { expiresAt: 'asc' },
-    take: deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
+  // Issue 29 (29a): per platform group, each read on one shard.
+  return perPlatformGroup(deps.prisma, 'quotes', async (platforms) => {
+    const expired = await deps.prisma.quote.findMany({
+      where: { platformId: { in: platforms }, status: 'PENDING', expiresAt: { lt: now } },
+      select: { id: true, platformId: true },
+      orderBy: { expiresAt: 'asc' },
+      take: deps.config.QUOTE_EXPIRY_SWEEP_BATCH,
+    });
+    for (const q of expired) await expireQuote(ctxFor(deps, q.platformId), q.id).catch((err) => deps.logger.warn({ err, quoteId: q.id }, 'expiry failed'));
+    return expired.length;
   });
-  for (const q of expired) await expireQuote(ctxFor(deps, q.platformId), q.id).catch((err) => deps.logger.warn({ err, quoteId: q.id }, 'expiry failed'));
-  return expired.length;
 }
 
 /**
@@ -289,18 +294,20 @@ export async function sweepPaymentWork(deps: AppDeps): Promise<number> {
   const submits = await sweepDue(
     deps,
     PAYMENTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
+    'transactions',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
       SELECT id, platform_id, updated_at FROM transactions
-       WHERE status = 'PROCESSING' AND rail_reference IS NULL AND updated_at < ${staleBefore}
+       WHERE platform_id = ANY(${platforms}) AND status = 'PROCESSING' AND rail_reference IS NULL AND updated_at < ${staleBefore}
        ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
     (t) => ensureJob(q, 'submit', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('submit', t.id, t.updated_at), ...JOB_RETRY }),
   );
   const refunds = await sweepDue(
     deps,
     PAYMENTS_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
+    'transactions',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
       SELECT id, platform_id, updated_at FROM transactions
-       WHERE refund_status = 'PENDING' AND updated_at < ${staleBefore}
+       WHERE platform_id = ANY(${platforms}) AND refund_status = 'PENDING' AND updated_at < ${staleBefore}
        ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
     (t) => ensureJob(q, 'refund', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('refund', t.id, t.updated_at), ...JOB_RETRY }),
   );
@@ -327,15 +334,28 @@ export async function reconcilePayments(deps: AppDeps): Promise<number> {
   return due.length;
 }
 
-/** The claim: at most PAYMENT_RECONCILE_BATCH due payments, each taken by one caller only. */
+/**
+ * The claim: at most PAYMENT_RECONCILE_BATCH due payments per platform group (issue 29, 29a: each
+ * statement on one shard), each taken by one caller only.
+ */
 export async function claimDuePayments(deps: AppDeps, now: Date): Promise<Array<{ id: string; platformId: string; token: Date }>> {
+  const claimed: Array<{ id: string; platformId: string; token: Date }> = [];
+  await perPlatformGroup(deps.prisma, 'transactions', async (platforms) => {
+    const rows = await claimDueIn(deps, now, platforms);
+    claimed.push(...rows);
+    return rows.length;
+  });
+  return claimed;
+}
+
+async function claimDueIn(deps: AppDeps, now: Date, platforms: string[]): Promise<Array<{ id: string; platformId: string; token: Date }>> {
   const next = new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS);
   const watchedSince = new Date(now.getTime() - deps.config.PAYMENT_RETURN_WINDOW_MS);
   const due = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string; reconcile_after: Date }>>`
     UPDATE "transactions" SET "reconcile_after" = ${next}
-     WHERE ("platform_id", "id") IN (
+     WHERE "platform_id" = ANY(${platforms}) AND ("platform_id", "id") IN (
        SELECT "platform_id", "id" FROM "transactions"
-        WHERE "rail_reference" IS NOT NULL AND "destination_kind" <> 'INTERNAL'
+        WHERE "platform_id" = ANY(${platforms}) AND "rail_reference" IS NOT NULL AND "destination_kind" <> 'INTERNAL'
           AND (("status" = 'PROCESSING' AND ("reconcile_after" IS NULL OR "reconcile_after" <= ${now}))
             OR ("status" = 'COMPLETED' AND "reconcile_after" <= ${now} AND "settled_at" > ${watchedSince}))
         ORDER BY "reconcile_after" NULLS FIRST

@@ -145,8 +145,8 @@ function pairReads<R>(name: string, sql: string, pick: (row: unknown[]) => R): (
 }
 
 invariant(ID === 0 && PLATFORM_ID === 1, 'pairReads reads the id and platform from the first two columns');
-const transactionsById = pairReads('svc_transactions_by_ids', BY_IDS_SQL, (row) => ({ t: toTransaction(row), version: row[VERSION] as string }));
-const versionsById = pairReads('svc_transaction_versions', VERSIONS_SQL, (row) => ({ customerId: row[2] as string | null, version: row[3] as string }));
+const transactionsById = pairReads('svc_transactions_by_ids_of_platform', BY_IDS_SQL, (row) => ({ t: toTransaction(row), version: row[VERSION] as string }));
+const versionsById = pairReads('svc_transaction_versions_of_platform', VERSIONS_SQL, (row) => ({ customerId: row[2] as string | null, version: row[3] as string }));
 
 /**
  * A transaction of the caller's platform by id, or null: a primary-key read on the pg pool under Prisma

@@ -9,6 +9,7 @@ import { requireScaSession } from './login.service.js';
 import { hashCode, newOneTimeCode } from './sca.model.js';
 import { challengeView, codeMatches, findOutstandingChallenge, insertChallenge, resolveChallenge, resolveChallengeCtes, sendChallengeCode, type ScaChallengeView } from './challenges.js';
 import type { StatementPart } from '../../platform/one-statement.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
  * Per-payment authorization challenges (spec "Quote and transaction": POST /quotes for an SCA customer →
@@ -123,28 +124,37 @@ async function rotateCode(ctx: Ctx, challengeId: string): Promise<{ code: string
  */
 export async function expireScaChallenges(deps: AppDeps): Promise<number> {
   const now = deps.clock.now();
-  const due = await deps.prisma.scaChallenge.findMany({
-    where: { status: 'OUTSTANDING', quoteId: null, expiresAt: { lt: now } },
-    select: { id: true, platformId: true },
-    orderBy: { expiresAt: 'asc' },
-    take: deps.config.SCA_SWEEP_BATCH,
+  // Issue 29 (29a): per platform group, each read on one shard.
+  return perPlatformGroup(deps.prisma, 'sca_challenges', async (platforms) => {
+    const due = await deps.prisma.scaChallenge.findMany({
+      where: { platformId: { in: platforms }, status: 'OUTSTANDING', quoteId: null, expiresAt: { lt: now } },
+      select: { id: true, platformId: true },
+      orderBy: { expiresAt: 'asc' },
+      take: deps.config.SCA_SWEEP_BATCH,
+    });
+    for (const c of due) {
+      const ctx = ctxFor(deps, c.platformId);
+      await resolveChallenge(ctx, ctx.db, c.id, 'EXPIRED').catch((err) => deps.logger.warn({ err, challengeId: c.id }, 'SCA challenge expiry failed'));
+    }
+    return due.length;
   });
-  for (const c of due) {
-    const ctx = ctxFor(deps, c.platformId);
-    await resolveChallenge(ctx, ctx.db, c.id, 'EXPIRED').catch((err) => deps.logger.warn({ err, challengeId: c.id }, 'SCA challenge expiry failed'));
-  }
-  return due.length;
 }
 
 /** Outstanding quote challenges past `expiresAt`, oldest first, at most `limit` (SCA_SWEEP_BATCH). */
 export async function dueQuoteChallenges(deps: AppDeps, limit: number): Promise<Array<{ id: string; platformId: string; quoteId: string }>> {
-  const due = await deps.prisma.scaChallenge.findMany({
-    where: { status: 'OUTSTANDING', quoteId: { not: null }, expiresAt: { lt: deps.clock.now() } },
-    select: { id: true, platformId: true, quoteId: true },
-    orderBy: { expiresAt: 'asc' },
-    take: limit,
+  // Issue 29 (29a): per platform group, each read on one shard (at most `limit` per group).
+  const out: Array<{ id: string; platformId: string; quoteId: string }> = [];
+  await perPlatformGroup(deps.prisma, 'sca_challenges', async (platforms) => {
+    const due = await deps.prisma.scaChallenge.findMany({
+      where: { platformId: { in: platforms }, status: 'OUTSTANDING', quoteId: { not: null }, expiresAt: { lt: deps.clock.now() } },
+      select: { id: true, platformId: true, quoteId: true },
+      orderBy: { expiresAt: 'asc' },
+      take: limit,
+    });
+    out.push(...due.map((c) => ({ id: c.id, platformId: c.platformId, quoteId: c.quoteId! })));
+    return due.length;
   });
-  return due.map((c) => ({ id: c.id, platformId: c.platformId, quoteId: c.quoteId! }));
+  return out;
 }
 
 /** In the caller's transaction: the challenge → EXPIRED; false when it was resolved meanwhile. */

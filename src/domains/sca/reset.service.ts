@@ -15,6 +15,7 @@ import { enqueueResetLivenessOutcome, RESET_JOB_OPTIONS, resetOutcomeJobId, SCA_
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
 import { platformOfLookup } from '../../platform/tenant-lookups.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
  * SCA factor reset (spec "SCA factor reset"; decisions A15, B§6.5): liveness proves the person, then
@@ -194,9 +195,10 @@ export async function sweepResetReviews(deps: AppDeps): Promise<number> {
   return sweepDue(
     deps,
     SCA_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
+    'sca_factor_resets',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
       SELECT id, platform_id, liveness_outcome FROM sca_factor_resets
-       WHERE status = 'PENDING_REVIEW' AND liveness_outcome IS NOT NULL AND review_due_at < ${cutoff}
+       WHERE platform_id = ANY(${platforms}) AND status = 'PENDING_REVIEW' AND liveness_outcome IS NOT NULL AND review_due_at < ${cutoff}
        ORDER BY review_due_at LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
     (r) =>
       ensureJob(q, 'reset-liveness-outcome', { platformId: r.platform_id, resetId: r.id, outcome: r.liveness_outcome } satisfies ResetLivenessOutcomeJob, {
@@ -217,15 +219,18 @@ export async function applyResetLivenessOutcome(deps: AppDeps, platformId: strin
 
 /** Sweep: open resets past `expiresAt` become EXPIRED (bounded by SCA_SWEEP_BATCH). */
 export async function expireResets(deps: AppDeps): Promise<number> {
-  const due = await deps.prisma.scaFactorReset.findMany({
-    where: { status: { in: [...OPEN_RESET_STATUSES] }, expiresAt: { lt: deps.clock.now() } },
-    orderBy: { expiresAt: 'asc' },
-    take: deps.config.SCA_SWEEP_BATCH,
+  // Issue 29 (29a): per platform group, each read on one shard.
+  return perPlatformGroup(deps.prisma, 'sca_factor_resets', async (platforms) => {
+    const due = await deps.prisma.scaFactorReset.findMany({
+      where: { platformId: { in: platforms }, status: { in: [...OPEN_RESET_STATUSES] }, expiresAt: { lt: deps.clock.now() } },
+      orderBy: { expiresAt: 'asc' },
+      take: deps.config.SCA_SWEEP_BATCH,
+    });
+    for (const r of due) {
+      const ctx = ctxFor(deps, r.platformId);
+      // A reset that moved meanwhile (completed, or expired by another sweeper) is simply not moved.
+      await tryTransition(ctx.db, ctx, resetStatus, 'expire', r.id).catch((err) => deps.logger.warn({ err, resetId: r.id }, 'factor reset expiry failed'));
+    }
+    return due.length;
   });
-  for (const r of due) {
-    const ctx = ctxFor(deps, r.platformId);
-    // A reset that moved meanwhile (completed, or expired by another sweeper) is simply not moved.
-    await tryTransition(ctx.db, ctx, resetStatus, 'expire', r.id).catch((err) => deps.logger.warn({ err, resetId: r.id }, 'factor reset expiry failed'));
-  }
-  return due.length;
 }

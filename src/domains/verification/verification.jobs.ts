@@ -114,9 +114,10 @@ export async function reconcileOpenCases(deps: AppDeps): Promise<number> {
   return sweepDue(
     deps,
     KYC_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; decision_count: number }>>`
+    'verifications',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; decision_count: number }>>`
       SELECT id, platform_id, decision_count FROM verifications
-       WHERE status = ANY(${open}) AND updated_at < ${cutoff}
+       WHERE platform_id = ANY(${platforms}) AND status = ANY(${open}) AND updated_at < ${cutoff}
        ORDER BY updated_at LIMIT ${deps.config.KYC_RECONCILE_BATCH} FOR UPDATE SKIP LOCKED`,
     (v) =>
       ensureJob(q, 'decide', { platformId: v.platform_id, verificationId: v.id } satisfies DecisionJob, {

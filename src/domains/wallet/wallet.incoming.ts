@@ -7,6 +7,7 @@ import { withoutClaim } from '../../platform/idempotency.js';
 import { systemAccount, type Posting } from '../ledger/index.js';
 import type { WalletIncomingCredit } from '../../generated/prisma/client.js';
 import { getWalletAccount, type WalletAccount } from './wallet.repo.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
  * Incoming funds, credited passively (issue 28, anchor 28b; REF: "incoming funds arrive passively"). The
@@ -100,20 +101,23 @@ async function bookCredit(ctx: Ctx, w: WalletAccount, row: WalletIncomingCredit)
  */
 export async function sweepWalletCredits(deps: AppDeps, batch = deps.config.WALLET_SWEEP_BATCH): Promise<number> {
   const now = deps.clock.now();
-  const claimed = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string; account_id: string }>>`
-    UPDATE "wallet_incoming_credits" SET "due_at" = ${new Date(now.getTime() + deps.config.WALLET_SWEEP_LEASE_MS)}, "attempts" = "attempts" + 1
-     WHERE "id" IN (SELECT "id" FROM "wallet_incoming_credits" WHERE "credited_at" IS NULL AND "due_at" <= ${now} ORDER BY "due_at" LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-    RETURNING "id", "platform_id", "account_id"`;
-  for (const r of claimed) {
-    const ctx = ctxFor(deps, r.platform_id);
-    try {
-      const row = await ctx.db.walletIncomingCredit.findFirstOrThrow({ where: { id: r.id } });
-      await bookCredit(ctx, await getWalletAccount(ctx, r.account_id), row);
-    } catch (err) {
-      ctx.logger.warn({ err, creditId: r.id }, 'wallet credit not booked; due again after the lease');
+  // Issue 29 (29a): one claim per platform group, each on one shard.
+  return perPlatformGroup(deps.prisma, 'wallet_incoming_credits', async (platforms) => {
+    const claimed = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string; account_id: string }>>`
+      UPDATE "wallet_incoming_credits" SET "due_at" = ${new Date(now.getTime() + deps.config.WALLET_SWEEP_LEASE_MS)}, "attempts" = "attempts" + 1
+       WHERE "platform_id" = ANY(${platforms}) AND ("platform_id", "id") IN (SELECT "platform_id", "id" FROM "wallet_incoming_credits" WHERE "platform_id" = ANY(${platforms}) AND "credited_at" IS NULL AND "due_at" <= ${now} ORDER BY "due_at" LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+      RETURNING "id", "platform_id", "account_id"`;
+    for (const r of claimed) {
+      const ctx = ctxFor(deps, r.platform_id);
+      try {
+        const row = await ctx.db.walletIncomingCredit.findFirstOrThrow({ where: { id: r.id } });
+        await bookCredit(ctx, await getWalletAccount(ctx, r.account_id), row);
+      } catch (err) {
+        ctx.logger.warn({ err, creditId: r.id }, 'wallet credit not booked; due again after the lease');
+      }
     }
-  }
-  return claimed.length;
+    return claimed.length;
+  });
 }
 
 /** The poll interval in force: the setting, else 60 s with the http custody, off (0) with the sandbox's. */
@@ -129,18 +133,21 @@ export async function pollWalletCredits(deps: AppDeps, batch = deps.config.WALLE
   const interval = creditPollIntervalMs(deps.config);
   if (interval === 0) return 0;
   const now = deps.clock.now();
-  const claimed = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string }>>`
-    UPDATE "embedded_wallets" SET "credits_polled_at" = ${now}
-     WHERE "id" IN (SELECT "id" FROM "embedded_wallets" WHERE "credits_polled_at" IS NULL OR "credits_polled_at" <= ${new Date(now.getTime() - interval)}
-                    ORDER BY "credits_polled_at" ASC NULLS FIRST LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-    RETURNING "id", "platform_id"`;
-  for (const r of claimed) {
-    const ctx = ctxFor(deps, r.platform_id);
-    try {
-      await syncWalletCredits(ctx, await getWalletAccount(ctx, r.id));
-    } catch (err) {
-      ctx.logger.warn({ err, accountId: r.id }, 'wallet credit poll failed; asked again after the interval');
+  return perPlatformGroup(deps.prisma, 'embedded_wallets', async (platforms) => {
+    const claimed = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string }>>`
+      UPDATE "embedded_wallets" SET "credits_polled_at" = ${now}
+       WHERE "platform_id" = ANY(${platforms}) AND ("platform_id", "id") IN (SELECT "platform_id", "id" FROM "embedded_wallets"
+                      WHERE "platform_id" = ANY(${platforms}) AND ("credits_polled_at" IS NULL OR "credits_polled_at" <= ${new Date(now.getTime() - interval)})
+                      ORDER BY "credits_polled_at" ASC NULLS FIRST LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+      RETURNING "id", "platform_id"`;
+    for (const r of claimed) {
+      const ctx = ctxFor(deps, r.platform_id);
+      try {
+        await syncWalletCredits(ctx, await getWalletAccount(ctx, r.id));
+      } catch (err) {
+        ctx.logger.warn({ err, accountId: r.id }, 'wallet credit poll failed; asked again after the interval');
+      }
     }
-  }
-  return claimed.length;
+    return claimed.length;
+  });
 }

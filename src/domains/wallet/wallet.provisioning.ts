@@ -3,6 +3,7 @@ import { ctxFor } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
 import { EMBEDDED_WALLET, WALLET_CURRENCY } from './wallet.model.js';
 import { openEmbeddedWallet } from './wallet.service.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
  * EMBEDDED_WALLET accounts owed to customers who existed before their platform turned Global Accounts on
@@ -40,12 +41,16 @@ interface OwedRow {
  */
 export async function sweepOwedWallets(deps: AppDeps, batch = deps.config.WALLET_SWEEP_BATCH): Promise<number> {
   const now = deps.clock.now();
-  const claimed = await deps.prisma.$queryRaw<OwedRow[]>`
-    UPDATE "embedded_wallet_provisions" SET "due_at" = ${new Date(now.getTime() + deps.config.WALLET_SWEEP_LEASE_MS)}, "attempts" = "attempts" + 1
-     WHERE "id" IN (SELECT "id" FROM "embedded_wallet_provisions" WHERE "done_at" IS NULL AND "due_at" <= ${now} ORDER BY "due_at" LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-    RETURNING "id", "platform_id", "customer_id"`;
-  for (const row of claimed) await provisionOwed(deps, row);
-  return claimed.length;
+  // Issue 29 (29a): one claim per platform group, each on one shard.
+  return perPlatformGroup(deps.prisma, 'embedded_wallet_provisions', async (platforms) => {
+    const claimed = await deps.prisma.$queryRaw<OwedRow[]>`
+      UPDATE "embedded_wallet_provisions" SET "due_at" = ${new Date(now.getTime() + deps.config.WALLET_SWEEP_LEASE_MS)}, "attempts" = "attempts" + 1
+       WHERE "platform_id" = ANY(${platforms}) AND ("platform_id", "id") IN (SELECT "platform_id", "id" FROM "embedded_wallet_provisions"
+              WHERE "platform_id" = ANY(${platforms}) AND "done_at" IS NULL AND "due_at" <= ${now} ORDER BY "due_at" LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+      RETURNING "id", "platform_id", "customer_id"`;
+    for (const row of claimed) await provisionOwed(deps, row);
+    return claimed.length;
+  });
 }
 
 async function provisionOwed(deps: AppDeps, row: OwedRow): Promise<void> {

@@ -4,6 +4,7 @@ import { ctxFor } from '../../deps.js';
 import { incrementCounter } from '../../platform/metrics.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
+import { perPlatformGroup } from '../../platform/platform-groups.js';
 import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
 import { NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
 import { deliveryStatus, recordAttempt } from './webhooks.repo.js';
@@ -63,11 +64,16 @@ export async function enqueueDelivery(
  * found. A redelivery after the endpoint is set sends them.
  */
 export async function relayOutbox(deps: AppDeps): Promise<number> {
+  // Issue 29 (29a): one transaction per platform group, each statement on one shard.
+  return perPlatformGroup(deps.prisma, 'webhook_events', (platforms) => relayGroup(deps, platforms));
+}
+
+async function relayGroup(deps: AppDeps, platforms: string[]): Promise<number> {
   const result = await deps.prisma.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<Array<{ id: string; platform_id: string; attempt_count: number; created_at: Date; has_endpoint: boolean }>>`
       SELECT e.id, e.platform_id, e.attempt_count, e.created_at, (p.webhook_endpoint IS NOT NULL) AS has_endpoint
         FROM webhook_events e JOIN platforms p ON p.id = e.platform_id
-       WHERE e.relayed_at IS NULL ORDER BY e.created_at, e.id
+       WHERE e.platform_id = ANY(${platforms}) AND e.relayed_at IS NULL ORDER BY e.created_at, e.id
        LIMIT ${deps.config.OUTBOX_RELAY_BATCH} FOR UPDATE OF e SKIP LOCKED`;
     if (rows.length === 0) return { relayed: 0, undeliverable: 0 };
     const now = deps.clock.now();
@@ -79,8 +85,8 @@ export async function relayOutbox(deps: AppDeps): Promise<number> {
     const deliverableIds = deliverable.map((r) => r.id);
     const undeliverable = rows.filter((r) => !r.has_endpoint);
     if (deliverableIds.length > 0) {
-      const platforms = [...new Set(deliverable.map((r) => r.platform_id))];
-      await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, retry_window_started_at = ${now}, next_attempt_at = created_at WHERE platform_id = ANY(${platforms}) AND id = ANY(${deliverableIds})`;
+      const named = [...new Set(deliverable.map((r) => r.platform_id))];
+      await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, retry_window_started_at = ${now}, next_attempt_at = created_at WHERE platform_id = ANY(${named}) AND id = ANY(${deliverableIds})`;
     }
     if (undeliverable.length > 0) {
       // A status move like any other (history row included): one statement for the whole batch.
@@ -106,9 +112,10 @@ export async function sweepDeliveries(deps: AppDeps): Promise<number> {
   return sweepDue(
     deps,
     WEBHOOK_QUEUE,
-    (tx) => tx.$queryRaw<Array<{ id: string; platform_id: string; attempt_count: number; due: Date }>>`
+    'webhook_events',
+    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; attempt_count: number; due: Date }>>`
       SELECT id, platform_id, attempt_count, COALESCE(next_attempt_at, relayed_at) AS due FROM webhook_events
-       WHERE delivery_status = 'PENDING' AND relayed_at IS NOT NULL
+       WHERE platform_id = ANY(${platforms}) AND delivery_status = 'PENDING' AND relayed_at IS NOT NULL
          AND (next_attempt_at <= ${cutoff} OR (next_attempt_at IS NULL AND relayed_at <= ${cutoff}))
        ORDER BY next_attempt_at NULLS FIRST
        LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,

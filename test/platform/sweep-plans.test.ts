@@ -1,0 +1,109 @@
+/**
+ * Issue 29 items 2 and 3 (docs/decisions.md 29a): on a database whose tenant tables are hash-partitioned
+ * by platform_id (test/helpers/partitioned-db.ts — PostgreSQL prunes partitions where Citus prunes
+ * shards), every sweeper's locking statement (`FOR UPDATE SKIP LOCKED`) reads and writes one partition per
+ * table: it runs once per platform group (src/platform/platform-groups.ts) and names the group with
+ * `platform_id = ANY($1)`. Plans are captured as the server ran them (auto_explain), due rows in place,
+ * so what is checked is what a Citus coordinator would have routed to one shard.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestEnv, type TestEnv } from '../helpers/app.js';
+import { AUTO_EXPLAIN_SETTINGS, capturePlans, partitionedTemplate, partitionsTouched, unprunedTables, type PlanCapture } from '../helpers/partitioned-db.js';
+import { claimDuePayments, sweepPaymentWork } from '../../src/domains/payments/transactions.jobs.js';
+import { relayOutbox, sweepDeliveries } from '../../src/domains/webhooks/webhooks.jobs.js';
+import { reconcileOpenCases } from '../../src/domains/verification/verification.jobs.js';
+import { sweepResetReviews } from '../../src/domains/sca/reset.service.js';
+import { sweepLivenessOutcomes } from '../../src/domains/external-accounts/ownership.service.js';
+import { sweepPendingChecks } from '../../src/domains/external-accounts/external-accounts.service.js';
+import { pollWalletCredits, sweepWalletCredits } from '../../src/domains/wallet/wallet.incoming.js';
+import { sweepOwedWallets } from '../../src/domains/wallet/wallet.provisioning.js';
+import { sweepCoordinates } from '../../src/domains/collection/coordinates.service.js';
+import { platformGroups } from '../../src/platform/platform-groups.js';
+
+/** The partitioned suite's count when it runs on it (TEST_DB_PARTITIONS), else this file's own template's. */
+const PARTITIONS = Number(process.env.TEST_DB_PARTITIONS ?? 0) > 1 ? Number(process.env.TEST_DB_PARTITIONS) : 4;
+const PLATFORMS = 10;
+let env: TestEnv;
+let db: pg.Client;
+let capture: PlanCapture;
+let platforms: string[];
+
+beforeAll(async () => {
+  const templateDb = Number(process.env.TEST_DB_PARTITIONS ?? 0) > 1 ? inject('templateDb') : await partitionedTemplate(inject('databaseDirectUrl'), inject('templateDb'), PARTITIONS);
+  env = await createTestEnv(
+    // Every sweep has its statement to run: the credit poll on, a collection provider to open coordinates with.
+    { WALLET_CREDIT_POLL_INTERVAL_MS: '1000', COLLECTION_PROVIDER: 'sandbox', JOB_SWEEP_GRACE_MS: '0', KYC_RECONCILE_AFTER_MS: '0' },
+    { templateDb, databaseSettings: AUTO_EXPLAIN_SETTINGS },
+  );
+  platforms = [];
+  for (let i = 0; i < PLATFORMS; i++) platforms.push((await env.platform()).platformId);
+  db = new pg.Client({ connectionString: env.databaseUrl });
+  await db.connect();
+  await db.query(`UPDATE platforms SET webhook_endpoint = 'http://127.0.0.1:9/hook' WHERE id = ANY($1)`, [platforms]);
+  await db.query(
+    `INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, status, uma_address)
+     SELECT 'Customer:plan-' || p, p, 'plan-' || p, 'INDIVIDUAL', 'APPROVED', '$plan' || md5(p) || '@example.com' FROM unnest($1::text[]) p`,
+    [platforms],
+  );
+  // Due work of every platform: payments whose check is due, stale submissions, refunds owed; events to relay and to retry.
+  await db.query(
+    `INSERT INTO transactions (id, platform_id, quote_id, customer_id, status, type, direction, source_account_id, source, destination, destination_kind,
+       destination_account_id, sent_amount, sending_currency, received_amount, receiving_currency, exchange_rate, fees, platform_fees, service_fees,
+       rail_reference, reconcile_after, refund_status, created_at, updated_at)
+     SELECT 'Transaction:plan-' || md5(p) || '-' || i, p, 'Quote:plan-' || md5(p) || '-' || i, 'Customer:plan-' || p, 'PROCESSING', 'OUTGOING', 'DEBIT',
+       'InternalAccount:plan', '{}', '{}', 'EXTERNAL_ACCOUNT', 'ExternalAccount:plan', 1000, 'USD', 1000, 'USD', '1', 0, 0, 0,
+       CASE WHEN i = 1 THEN NULL ELSE 'rail-plan-' || md5(p) || '-' || i END, now() - interval '1 minute',
+       CASE WHEN i = 3 THEN 'PENDING' END, now() - interval '1 day', now() - interval '1 day'
+       FROM unnest($1::text[]) p, generate_series(1, 3) i`,
+    [platforms],
+  );
+  await db.query(
+    `INSERT INTO webhook_events (id, platform_id, type, data, created_at)
+     SELECT 'Webhook:plan-' || md5(p) || '-' || i, p, 'OUTGOING_PAYMENT.COMPLETED', '{}', now() - interval '1 hour' FROM unnest($1::text[]) p, generate_series(1, 2) i`,
+    [platforms],
+  );
+  capture = capturePlans(env.deps.prisma);
+}, 300_000);
+
+afterAll(async () => {
+  capture?.stop();
+  await db?.end();
+  await env?.close();
+});
+
+describe('sweeps on tenant tables hash-partitioned by platform_id (issue 29, 29a)', () => {
+  it('the groups: one per partition holding platforms, every platform in one', async () => {
+    const groups = await platformGroups(env.deps.prisma, 'transactions');
+    expect(groups.flat().sort()).toEqual((await db.query(`SELECT id FROM platforms ORDER BY id`)).rows.map((r) => r.id).sort());
+    expect(groups.length).toBeGreaterThan(1);
+    expect(groups.length).toBeLessThanOrEqual(PARTITIONS);
+  });
+
+  const SWEEPS: Array<[string, () => Promise<unknown>]> = [
+    ['payments: check due (claim)', () => claimDuePayments(env.deps, new Date())],
+    ['payments: submissions and refunds owed, reconciliation', () => sweepPaymentWork(env.deps)],
+    ['webhooks: outbox relay', () => relayOutbox(env.deps)],
+    ['webhooks: delivery sweep', () => sweepDeliveries(env.deps)],
+    ['verifications: open cases', () => reconcileOpenCases(env.deps)],
+    ['SCA resets: reviews due', () => sweepResetReviews(env.deps)],
+    ['external accounts: liveness outcomes', () => sweepLivenessOutcomes(env.deps)],
+    ['external accounts: pending checks', () => sweepPendingChecks(env.deps)],
+    ['wallets: credits to book', () => sweepWalletCredits(env.deps)],
+    ['wallets: credit poll', () => pollWalletCredits(env.deps)],
+    ['wallets: owed provisioning', () => sweepOwedWallets(env.deps)],
+    ['collection: accounts and coordinates due', () => sweepCoordinates(env.deps)],
+  ];
+
+  it.each(SWEEPS)('%s: each locking statement on one partition per table', async (_name, sweep) => {
+    capture.clear();
+    await sweep();
+    const locking = capture.plans.filter((p) => /SKIP LOCKED/i.test(p.query));
+    expect(locking.length, 'no locking statement ran').toBeGreaterThan(0);
+    for (const p of locking) {
+      expect(unprunedTables(p.plan), p.query).toEqual([]);
+      // It reads a partitioned table at all (not a plain one by mistake).
+      expect(partitionsTouched(p.plan).size, p.query).toBeGreaterThan(0);
+    }
+  });
+});
