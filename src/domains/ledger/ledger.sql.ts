@@ -7,25 +7,18 @@ import { snakeCase } from '../../platform/column-names.js';
 import { unbalancedCurrencies, type Posting } from './ledger.model.js';
 
 /**
- * Issue 12: postJournal (ledger.service.ts) as CTEs of a one-statement write — the same rules: a
- * balanced journal under a per-platform idempotency key, its entries, the cached balances of the
- * internal accounts it touches moved only while no bucket goes negative, and one
- * INTERNAL_ACCOUNT.BALANCE_UPDATED event per account, from the balances the update returned.
+ * Issue 12 / 24: the journal rule, written once — a balanced journal under a per-platform idempotency key,
+ * its entries, the cached balances of the internal accounts it touches moved only while no bucket goes
+ * negative, and one INTERNAL_ACCOUNT.BALANCE_UPDATED event per account, from the balances the update
+ * returned — as CTEs of a one-statement write. postJournal (ledger.service.ts) runs it alone
+ * (`unlessPosted`: a key posted before writes nothing); the money path's writers add it to theirs.
  *
  * CTEs: `<p>_bal` (the balance update; required to change every account, else INSUFFICIENT_FUNDS),
- * `<p>_j`, `<p>_e`, `<p>_ev`. With `after`, the balances move only once that CTE returned a row
- * (the row lock of the caller's compare-and-set comes first). A journal key posted before fails the
- * statement (unique index): callers post under a compare-and-set that makes that impossible.
- */
-export function journalCtes(
-  s: OneStatement,
-  j: { platformId: string; key: string; kind: string; referenceId: string; postings: Posting[]; at: Date; prefix: string; after?: string },
-): void {
-  journalsCtes(s, { platformId: j.platformId, at: j.at, prefix: j.prefix, after: j.after ? [j.after] : [], journals: [j] });
-}
-
-/**
- * journalCtes for several journals of one platform written by one statement (the payments worker's
+ * `<p>_j`, `<p>_e`, `<p>_ev`. With `after`, the balances move only once those CTEs returned a row
+ * (the row lock of the caller's compare-and-set comes first). Without `unlessPosted` a key posted
+ * before fails the statement (unique index): callers post under a compare-and-set that makes that impossible.
+ *
+ * Several journals of one platform written by one statement (the payments worker's
  * batched settlements, issue 12): one insert of the journals, one of their entries, and ONE balance
  * update per account with the journals' deltas summed — a shared account (a platform's hot balance)
  * is locked and moved once for the lot — with one INTERNAL_ACCOUNT.BALANCE_UPDATED per account, from
@@ -111,7 +104,7 @@ function internalDeltas(postings: Posting[]): Array<{ id: string; currency: stri
 }
 
 /**
- * journalCtes for a write that has two outcomes in one statement (issue 27: a card authorization is
+ * journalsCtes for a write that has two outcomes in one statement (issue 27: a card authorization is
  * approved with its hold, or declined, by the same round trip): the balance moves only when `when`
  * (SQL over earlier CTEs) holds and no bucket goes negative — a balance that cannot cover it is not an
  * error but the other outcome. The journal, its entries and the INTERNAL_ACCOUNT.BALANCE_UPDATED
