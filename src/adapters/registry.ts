@@ -213,158 +213,175 @@ interface Built {
   instance: unknown;
 }
 
-/** Builds every adapter of the configuration; throws ConfigError naming each problem. */
-export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
+/** What building one configuration's adapters shares: the problems found, what was built, each spec built once. */
+interface BuildState {
+  rt: AdapterRuntime;
+  problems: string[];
+  built: Built[];
+  cache: Map<string, Promise<Built | undefined>>;
+  /** The rail router, once built: a rail's report is accepted only for a rail it serves. */
+  routerRef: { current?: RailRouter };
+}
+
+/** The context handed to an adapter's create(): the common part, and the report callbacks of its kind. */
+function contextFor(st: BuildState, kind: AdapterKind, id: string, self: () => unknown): AdapterContext {
+  const { rt } = st;
   const { config } = rt;
-  const problems: string[] = [];
-  const built: Built[] = [];
-  const cache = new Map<string, Promise<Built | undefined>>();
+  const base: AdapterContext = {
+    adapterId: id,
+    kind,
+    environment: config.SVC_ENV,
+    logger: rt.logger.child({ adapter: id, kind }),
+    clock: rt.clock,
+    signer: rt.signer,
+    webhookUrl: `${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}${config.API_BASE_PATH}/adapters/${encodeURIComponent(id)}/webhooks`,
+    timeoutMs: config.PROVIDER_TIMEOUT_MS,
+  };
+  return KIND_CONTEXTS[kind]?.(base, rt, id, self, st.routerRef) ?? base;
+}
 
-  function contextFor(kind: AdapterKind, id: string, self: () => unknown): AdapterContext {
-    const base: AdapterContext = {
-      adapterId: id,
-      kind,
-      environment: config.SVC_ENV,
-      logger: rt.logger.child({ adapter: id, kind }),
-      clock: rt.clock,
-      signer: rt.signer,
-      webhookUrl: `${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}${config.API_BASE_PATH}/adapters/${encodeURIComponent(id)}/webhooks`,
-      timeoutMs: config.PROVIDER_TIMEOUT_MS,
+type KindContext = (base: AdapterContext, rt: AdapterRuntime, id: string, self: () => unknown, routerRef: { current?: RailRouter }) => AdapterContext;
+
+const notWired = (what: string) => () => Promise.reject(new Error(`${what} is not wired in this process`));
+
+/** Per kind, the callbacks its adapters report through (rt.sinks). */
+const KIND_CONTEXTS: Partial<Record<AdapterKind, KindContext>> = {
+  rail: (base, rt, id, self, routerRef): RailAdapterContext => ({
+    ...base,
+    reportPayoutStatus: async (report: PayoutReport) => {
+      const result = normalizePayoutResult(report, id, base.logger);
+      const key = typeof report.idempotencyKey === 'string' ? report.idempotencyKey : undefined;
+      return rt.sinks.reportPayout({ ...result, ...(key ? { idempotencyKey: key } : {}) }, (rail) => routerRef.current?.forRail(rail) === self());
+    },
+  }),
+  kyc: (base, rt): KycAdapterContext => ({ ...base, reportCaseUpdated: (caseId: string) => rt.sinks.kycCaseUpdated(caseId) }),
+  liveness: (base, rt): LivenessAdapterContext => ({ ...base, reportLivenessOutcome: (r) => rt.sinks.livenessOutcome(r.token, r.outcome) }),
+  'stablecoin-issuer': (base, rt, _id, self): StablecoinIssuerContext => ({
+    ...base,
+    reportOperationUpdated: (reference: string) => rt.sinks.issuerOperationUpdated(String((self() as StablecoinIssuer | undefined)?.provider ?? ''), reference),
+  }),
+  'beneficiary-check': (base, rt): BeneficiaryCheckAdapterContext => ({ ...base, reportCheckUpdated: (reference: string) => rt.sinks.beneficiaryCheckUpdated(reference) }),
+  'card-issuer': (base, rt, id): CardIssuerAdapterContext => {
+    const missing = notWired('card issuing');
+    return {
+      ...base,
+      authorize: (req) => (rt.sinks.cardAuthorization ? rt.sinks.cardAuthorization(id, req) : missing()),
+      reportCardEvent: (event) => (rt.sinks.cardEvent ? rt.sinks.cardEvent(id, event) : missing()),
+      reportProvisioned: (result) => (rt.sinks.cardProvisioned ? rt.sinks.cardProvisioned(id, normalizeProvisionResult(result, id, base.logger)) : missing()),
     };
-    switch (kind) {
-      case 'rail': {
-        const c: RailAdapterContext = {
-          ...base,
-          reportPayoutStatus: async (report: PayoutReport) => {
-            const result = normalizePayoutResult(report, id, base.logger);
-            const key = typeof report.idempotencyKey === 'string' ? report.idempotencyKey : undefined;
-            return rt.sinks.reportPayout({ ...result, ...(key ? { idempotencyKey: key } : {}) }, (rail) => routerRef.current?.forRail(rail) === self());
-          },
-        };
-        return c;
-      }
-      case 'kyc': {
-        const c: KycAdapterContext = { ...base, reportCaseUpdated: (caseId: string) => rt.sinks.kycCaseUpdated(caseId) };
-        return c;
-      }
-      case 'liveness': {
-        const c: LivenessAdapterContext = { ...base, reportLivenessOutcome: (r) => rt.sinks.livenessOutcome(r.token, r.outcome) };
-        return c;
-      }
-      case 'stablecoin-issuer': {
-        const c: StablecoinIssuerContext = { ...base, reportOperationUpdated: (reference: string) => rt.sinks.issuerOperationUpdated(String((self() as StablecoinIssuer | undefined)?.provider ?? ''), reference) };
-        return c;
-      }
-      case 'beneficiary-check': {
-        const c: BeneficiaryCheckAdapterContext = { ...base, reportCheckUpdated: (reference: string) => rt.sinks.beneficiaryCheckUpdated(reference) };
-        return c;
-      }
-      case 'card-issuer': {
-        const missing = () => new Error('card issuing is not wired in this process');
-        const c: CardIssuerAdapterContext = {
-          ...base,
-          authorize: (req) => (rt.sinks.cardAuthorization ? rt.sinks.cardAuthorization(id, req) : Promise.reject(missing())),
-          reportCardEvent: (event) => (rt.sinks.cardEvent ? rt.sinks.cardEvent(id, event) : Promise.reject(missing())),
-          reportProvisioned: (result) => (rt.sinks.cardProvisioned ? rt.sinks.cardProvisioned(id, normalizeProvisionResult(result, id, base.logger)) : Promise.reject(missing())),
-        };
-        return c;
-      }
-      case 'collection': {
-        const c: CollectionAdapterContext = { ...base, reportCredit: (credit) => (rt.sinks.collectionCredit ? rt.sinks.collectionCredit(id, credit) : Promise.reject(new Error('collection is not wired in this process'))) };
-        return c;
-      }
-      default:
-        return base;
-    }
-  }
+  },
+  collection: (base, rt, id): CollectionAdapterContext => ({ ...base, reportCredit: (credit) => (rt.sinks.collectionCredit ? rt.sinks.collectionCredit(id, credit) : notWired('collection')()) }),
+};
 
-  async function buildOne(kind: AdapterKind, spec: string, where: string): Promise<Built | undefined> {
-    const parsed = parseSpec(spec);
-    const key = `${kind}|${parsed.type === 'module' ? path.resolve(rt.cwd ?? process.cwd(), parsed.path) : parsed.name}`;
-    let pending = cache.get(key);
-    if (!pending) {
-      pending = (async () => {
-        let guardedRef: unknown;
-        try {
-          let id: string;
-          let create: (settings: Record<string, string>, context: AdapterContext) => unknown;
-          if (parsed.type === 'builtin') {
-            const factory = BUILT_INS[kind][parsed.name];
-            if (!factory) throw new Error(specProblem(kind, spec) ?? `unknown ${kind} adapter "${parsed.name}"`);
-            // Card issuers' built-ins go by `card-<name>`: their webhook path and settings must not meet the rail's `http`.
-            id = kind === 'card-issuer' ? `card-${parsed.name}` : kind === 'collection' ? `collection-${parsed.name}` : parsed.name;
-            create = (s, c) => factory(s, c, rt);
-          } else {
-            const mod = await loadAdapterModule(parsed.path, kind, rt.cwd);
-            id = mod.id;
-            create = mod.create;
-          }
-          const settings = adapterSettings(config.adapterEnv, adapterEnvName(id));
-          const context = contextFor(kind, id, () => guardedRef);
-          const instance = await create(settings, context);
-          // `none` built-ins stand for "no provider" and build nothing.
-          if (instance === undefined && parsed.type === 'builtin') return { kind, id, instance: undefined };
-          checkShape(kind, instance, id);
-          const guarded =
-            kind === 'rail' ? guardRail(instance as RailAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
-            : kind === 'stablecoin-issuer' ? guardIssuer(instance as StablecoinIssuer, config.PROVIDER_TIMEOUT_MS, context.logger)
-            : kind === 'card-issuer' ? guardCardIssuer(instance as CardIssuerAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
-            : kind === 'collection' ? guardCollection(instance as CollectionAdapter, config.PROVIDER_TIMEOUT_MS, context.logger)
-            : guardCalls(kind, instance as object, config.PROVIDER_TIMEOUT_MS);
-          guardedRef = guarded;
-          const b: Built = { kind, id, instance: guarded };
-          built.push(b);
-          return b;
-        } catch (err) {
-          const message = (err as Error).message.replace(/^Invalid configuration:\s*/, '').replace(/\n\s*/g, '; ');
-          problems.push(`  ${where} = ${spec}: ${message}`);
-          return undefined;
-        }
-      })();
-      cache.set(key, pending);
-    }
-    return pending;
+/** The adapter's id and its create() for a spec: a built-in by name, or a module by path. */
+async function creatorOf(rt: AdapterRuntime, kind: AdapterKind, spec: string, parsed: ReturnType<typeof parseSpec>): Promise<{ id: string; create: (settings: Record<string, string>, context: AdapterContext) => unknown }> {
+  if (parsed.type !== 'builtin') {
+    const mod = await loadAdapterModule(parsed.path, kind, rt.cwd);
+    return { id: mod.id, create: mod.create };
   }
+  const factory = BUILT_INS[kind][parsed.name];
+  if (!factory) throw new Error(specProblem(kind, spec) ?? `unknown ${kind} adapter "${parsed.name}"`);
+  // Card issuers' built-ins go by `card-<name>`: their webhook path and settings must not meet the rail's `http`.
+  const id = kind === 'card-issuer' ? `card-${parsed.name}` : kind === 'collection' ? `collection-${parsed.name}` : parsed.name;
+  return { id, create: (s, c) => factory(s, c, rt) };
+}
 
-  const routerRef: { current?: RailRouter } = {};
-  const { selection } = parseRailAdapters(config.RAIL_ADAPTERS);
-  const fallback = await buildOne('rail', selection.fallback, 'RAIL_ADAPTERS *');
+/** Every adapter's calls bounded by PROVIDER_TIMEOUT_MS (the kinds with their own guard use it). */
+function guarded(kind: AdapterKind, instance: unknown, timeoutMs: number, logger: AdapterContext['logger']): unknown {
+  if (kind === 'rail') return guardRail(instance as RailAdapter, timeoutMs, logger);
+  if (kind === 'stablecoin-issuer') return guardIssuer(instance as StablecoinIssuer, timeoutMs, logger);
+  if (kind === 'card-issuer') return guardCardIssuer(instance as CardIssuerAdapter, timeoutMs, logger);
+  if (kind === 'collection') return guardCollection(instance as CollectionAdapter, timeoutMs, logger);
+  return guardCalls(kind, instance as object, timeoutMs);
+}
+
+/** Builds (once per kind and spec) the adapter `spec` names; a problem is recorded against `where`, and undefined returned. */
+function buildOne(st: BuildState, kind: AdapterKind, spec: string, where: string): Promise<Built | undefined> {
+  const parsed = parseSpec(spec);
+  const key = `${kind}|${parsed.type === 'module' ? path.resolve(st.rt.cwd ?? process.cwd(), parsed.path) : parsed.name}`;
+  let pending = st.cache.get(key);
+  if (!pending) {
+    pending = createOne(st, kind, spec, parsed).catch((err: Error) => {
+      const message = err.message.replace(/^Invalid configuration:\s*/, '').replace(/\n\s*/g, '; ');
+      st.problems.push(`  ${where} = ${spec}: ${message}`);
+      return undefined;
+    });
+    st.cache.set(key, pending);
+  }
+  return pending;
+}
+
+async function createOne(st: BuildState, kind: AdapterKind, spec: string, parsed: ReturnType<typeof parseSpec>): Promise<Built> {
+  const { config } = st.rt;
+  let guardedRef: unknown;
+  const { id, create } = await creatorOf(st.rt, kind, spec, parsed);
+  const context = contextFor(st, kind, id, () => guardedRef);
+  const instance = await create(adapterSettings(config.adapterEnv, adapterEnvName(id)), context);
+  // `none` built-ins stand for "no provider" and build nothing.
+  if (instance === undefined && parsed.type === 'builtin') return { kind, id, instance: undefined };
+  checkShape(kind, instance, id);
+  guardedRef = guarded(kind, instance, config.PROVIDER_TIMEOUT_MS, context.logger);
+  const b: Built = { kind, id, instance: guardedRef };
+  st.built.push(b);
+  return b;
+}
+
+/** RAIL_ADAPTERS: the fallback and the adapter of each named rail (one that does not serve its rail is a problem). */
+async function buildRails(st: BuildState): Promise<{ fallback: Built | undefined; byRail: Record<string, RailAdapter> }> {
+  const { selection } = parseRailAdapters(st.rt.config.RAIL_ADAPTERS);
+  const fallback = await buildOne(st, 'rail', selection.fallback, 'RAIL_ADAPTERS *');
   const byRail: Record<string, RailAdapter> = {};
   for (const [rail, spec] of Object.entries(selection.byRail)) {
-    const b = await buildOne('rail', spec, `RAIL_ADAPTERS ${rail}`);
-    const adapter = b?.instance as RailAdapter | undefined;
+    const adapter = (await buildOne(st, 'rail', spec, `RAIL_ADAPTERS ${rail}`))?.instance as RailAdapter | undefined;
     if (!adapter) continue;
-    if (adapter.rails && !adapter.rails.includes(rail)) problems.push(`  RAIL_ADAPTERS ${rail} = ${spec}: the adapter serves only ${adapter.rails.join(', ')}`);
+    if (adapter.rails && !adapter.rails.includes(rail)) st.problems.push(`  RAIL_ADAPTERS ${rail} = ${spec}: the adapter serves only ${adapter.rails.join(', ')}`);
     else byRail[rail] = adapter;
   }
-  const sandbox = config.SVC_ENV === 'sandbox';
-  const kyc = await buildOne('kyc', config.KYC_PROVIDER, 'KYC_PROVIDER');
-  const fx = await buildOne('fx', config.FX_PROVIDER, 'FX_PROVIDER');
-  const notifier = await buildOne('notifier', config.NOTIFIER, 'NOTIFIER');
-  const liveness = await buildOne('liveness', config.LIVENESS_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'LIVENESS_PROVIDER');
-  const storage = await buildOne('storage', config.DOCUMENT_STORAGE, 'DOCUMENT_STORAGE');
-  const beneficiary = await buildOne('beneficiary-check', config.BENEFICIARY_CHECK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BENEFICIARY_CHECK_PROVIDER');
-  const bankLink = await buildOne('bank-link', config.BANK_LINK_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'BANK_LINK_PROVIDER');
-  const issuer = await buildOne('stablecoin-issuer', config.STABLECOIN_ISSUER_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'STABLECOIN_ISSUER_PROVIDER');
-  const uma = await buildOne('uma', config.UMA_PROVIDER, 'UMA_PROVIDER');
-  const deposits = await buildOne('deposits', config.DEPOSIT_DETECTOR, 'DEPOSIT_DETECTOR');
-  const cardIssuer = await buildOne('card-issuer', config.CARD_ISSUER ?? (sandbox ? 'sandbox' : 'none'), 'CARD_ISSUER');
-  const collection = await buildOne('collection', config.COLLECTION_PROVIDER ?? (sandbox ? 'sandbox' : 'none'), 'COLLECTION_PROVIDER');
+  return { fallback, byRail };
+}
 
+/** The single-adapter kinds, each from its setting (some default to the sandbox built-in in the sandbox, else none). */
+const SINGLE_KINDS = {
+  kyc: ['kyc', 'KYC_PROVIDER', undefined],
+  fx: ['fx', 'FX_PROVIDER', undefined],
+  notifier: ['notifier', 'NOTIFIER', undefined],
+  liveness: ['liveness', 'LIVENESS_PROVIDER', 'sandbox'],
+  storage: ['storage', 'DOCUMENT_STORAGE', undefined],
+  beneficiaryCheck: ['beneficiary-check', 'BENEFICIARY_CHECK_PROVIDER', 'sandbox'],
+  bankLink: ['bank-link', 'BANK_LINK_PROVIDER', 'sandbox'],
+  stablecoinIssuer: ['stablecoin-issuer', 'STABLECOIN_ISSUER_PROVIDER', 'sandbox'],
+  uma: ['uma', 'UMA_PROVIDER', undefined],
+  deposits: ['deposits', 'DEPOSIT_DETECTOR', undefined],
+  cardIssuer: ['card-issuer', 'CARD_ISSUER', 'sandbox'],
+  collection: ['collection', 'COLLECTION_PROVIDER', 'sandbox'],
+} as const satisfies Record<string, readonly [AdapterKind, keyof AppConfig, 'sandbox' | undefined]>;
+type SingleKind = keyof typeof SINGLE_KINDS;
+
+async function buildSingles(st: BuildState): Promise<Record<SingleKind, Built | undefined>> {
+  const sandbox = st.rt.config.SVC_ENV === 'sandbox';
+  const out = {} as Record<SingleKind, Built | undefined>;
+  for (const [name, [kind, setting, sandboxDefault]] of Object.entries(SINGLE_KINDS) as Array<[SingleKind, (typeof SINGLE_KINDS)[SingleKind]]>) {
+    const configured = st.rt.config[setting] as string | undefined;
+    const spec = sandboxDefault ? (configured ?? (sandbox ? sandboxDefault : 'none')) : configured!;
+    out[name] = await buildOne(st, kind, spec, setting);
+  }
+  return out;
+}
+
+/** The adapters taking webhooks, by id (two sharing one is a problem). */
+function webhookHandlers(st: BuildState): Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>> {
   const webhooks = new Map<string, (request: InboundWebhook) => Promise<InboundWebhookAnswer>>();
-  for (const b of built) {
+  for (const b of st.built) {
     const handler = (b.instance as { handleWebhook?: (r: InboundWebhook) => Promise<InboundWebhookAnswer> }).handleWebhook;
     if (!handler) continue;
-    if (webhooks.has(b.id)) problems.push(`  adapters: two adapters taking webhooks share the id "${b.id}"`);
+    if (webhooks.has(b.id)) st.problems.push(`  adapters: two adapters taking webhooks share the id "${b.id}"`);
     else webhooks.set(b.id, handler);
   }
+  return webhooks;
+}
 
-  if (problems.length) {
-    await Promise.all(built.map((b) => (b.instance as { close?: () => Promise<void> }).close?.().catch(() => undefined)));
-    throw new ConfigError(`Invalid adapter configuration (docs/adapters.md):\n${problems.join('\n')}`);
-  }
-
-  const fallbackRail = fallback!.instance as RailAdapter;
+/** Which rail adapter pays out on a rail: its own, else the fallback. */
+function railRouter(fallbackRail: RailAdapter, byRail: Record<string, RailAdapter>): RailRouter {
   const router: RailRouter = {
     forRail: (rail) => (rail && byRail[rail]) || fallbackRail,
     list() {
@@ -383,46 +400,53 @@ export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
       return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : 0;
     },
   };
-  routerRef.current = router;
+  return router;
+}
 
-  if (!sandbox && router.list().some((e) => e.adapter.id === 'sandbox')) {
-    rt.logger.warn({ rails: config.RAIL_ADAPTERS || '*:sandbox' }, 'production uses the sandbox rail for some rails: payouts there move no real money (set RAIL_ADAPTERS)');
-  }
-  const summary: Record<string, string> = {
-    'rail:*': fallbackRail.id,
+/** The ids in force, per kind (the boot log and GET /health's adapters). */
+function adapterSummary(router: RailRouter, byRail: Record<string, RailAdapter>, singles: Record<SingleKind, Built | undefined>): Record<string, string> {
+  const optional = new Set<SingleKind>(['cardIssuer', 'collection']);
+  return {
+    'rail:*': router.forRail(null).id,
     ...Object.fromEntries(Object.entries(byRail).map(([r, a]) => [`rail:${r}`, a.id])),
-    kyc: kyc!.id,
-    fx: fx!.id,
-    notifier: notifier!.id,
-    liveness: liveness!.id,
-    storage: storage!.id,
-    'beneficiary-check': beneficiary!.id,
-    'bank-link': bankLink!.id,
-    'stablecoin-issuer': issuer!.id,
-    uma: uma!.id,
-    deposits: deposits!.id,
-    'card-issuer': cardIssuer!.instance ? cardIssuer!.id : 'none',
-    collection: collection!.instance ? collection!.id : 'none',
+    ...Object.fromEntries((Object.keys(SINGLE_KINDS) as SingleKind[]).map((name) => [SINGLE_KINDS[name][0], optional.has(name) && !singles[name]!.instance ? 'none' : singles[name]!.id])),
   };
-  const adapters: Adapters = {
+}
+
+/** Builds every adapter of the configuration; throws ConfigError naming each problem. */
+export async function buildAdapters(rt: AdapterRuntime): Promise<Adapters> {
+  const st: BuildState = { rt, problems: [], built: [], cache: new Map(), routerRef: {} };
+  const { fallback, byRail } = await buildRails(st);
+  const singles = await buildSingles(st);
+  const webhooks = webhookHandlers(st);
+  if (st.problems.length) {
+    await Promise.all(st.built.map((b) => (b.instance as { close?: () => Promise<void> }).close?.().catch(() => undefined)));
+    throw new ConfigError(`Invalid adapter configuration (docs/adapters.md):\n${st.problems.join('\n')}`);
+  }
+  const router = railRouter(fallback!.instance as RailAdapter, byRail);
+  st.routerRef.current = router;
+  if (rt.config.SVC_ENV !== 'sandbox' && router.list().some((e) => e.adapter.id === 'sandbox')) {
+    rt.logger.warn({ rails: rt.config.RAIL_ADAPTERS || '*:sandbox' }, 'production uses the sandbox rail for some rails: payouts there move no real money (set RAIL_ADAPTERS)');
+  }
+  const instance = <T>(name: SingleKind) => singles[name]!.instance as T;
+  return {
     rails: router,
-    kyc: kyc!.instance as KycProvider,
-    fx: fx!.instance as FxRateProvider,
-    notifier: notifier!.instance as Notifier,
-    liveness: liveness!.instance as LivenessAdapter | undefined,
-    storage: storage!.instance as DocumentStorage,
-    beneficiaryCheck: beneficiary!.instance as BeneficiaryCheckAdapter,
-    bankLink: bankLink!.instance as BankLinkAdapter | undefined,
-    stablecoinIssuer: issuer!.instance as StablecoinIssuer | undefined,
-    uma: uma!.instance as UmaCounterpartyAdapter,
-    deposits: deposits!.instance as DepositDetector,
-    cardIssuer: cardIssuer!.instance as CardIssuerAdapter | undefined,
-    collection: collection!.instance as CollectionAdapter | undefined,
+    kyc: instance<KycProvider>('kyc'),
+    fx: instance<FxRateProvider>('fx'),
+    notifier: instance<Notifier>('notifier'),
+    liveness: instance<LivenessAdapter | undefined>('liveness'),
+    storage: instance<DocumentStorage>('storage'),
+    beneficiaryCheck: instance<BeneficiaryCheckAdapter>('beneficiaryCheck'),
+    bankLink: instance<BankLinkAdapter | undefined>('bankLink'),
+    stablecoinIssuer: instance<StablecoinIssuer | undefined>('stablecoinIssuer'),
+    uma: instance<UmaCounterpartyAdapter>('uma'),
+    deposits: instance<DepositDetector>('deposits'),
+    cardIssuer: instance<CardIssuerAdapter | undefined>('cardIssuer'),
+    collection: instance<CollectionAdapter | undefined>('collection'),
     webhookHandler: (id) => webhooks.get(id),
-    summary,
+    summary: adapterSummary(router, byRail, singles),
     async close() {
-      await Promise.all(built.map((b) => (b.instance as { close?: () => Promise<void> }).close?.().catch((err: unknown) => rt.logger.warn({ err, adapter: b.id }, 'adapter close failed'))));
+      await Promise.all(st.built.map((b) => (b.instance as { close?: () => Promise<void> }).close?.().catch((err: unknown) => rt.logger.warn({ err, adapter: b.id }, 'adapter close failed'))));
     },
   };
-  return adapters;
 }

@@ -51,7 +51,7 @@ import { sqlIdentifier } from './sql/identifiers.js';
  */
 export class OneStatement {
   private readonly ctes: string[] = [];
-  private readonly asserts: Array<{ cte: string; rows: string; code: string } | { run: string[] }> = [];
+  private readonly asserts: Array<{ cte: string; rows: string; code: string; when?: string } | { run: string[] }> = [];
   /** CTEs of `insert` not yet run by `insertNow`: they read nothing of the statement's. */
   private inserts: string[] = [];
   readonly values: unknown[] = [];
@@ -68,11 +68,14 @@ export class OneStatement {
     return this;
   }
 
-  /** Fails the whole statement with `code` unless CTE `cte` returned exactly `rows` rows. */
-  require(cte: string, rows: number, code: string): this {
+  /**
+   * Fails the whole statement with `code` unless CTE `cte` returned exactly `rows` rows — with `when` (SQL
+   * over earlier CTEs), only where that holds (a journal posted only if its key is new: its balances then).
+   */
+  require(cte: string, rows: number, code: string, when?: string): this {
     if (!/^[A-Z_]+$/.test(code)) throw new Error(`OneStatement: bad code ${code}`);
     // A parameter, not a literal: a batch of any size is the same statement text (one prepared statement, planned once).
-    this.asserts.push({ cte: ident(cte), rows: `${this.param(rows)}::bigint`, code });
+    this.asserts.push({ cte: ident(cte), rows: `${this.param(rows)}::bigint`, code, ...(when ? { when } : {}) });
     return this;
   }
 
@@ -103,6 +106,19 @@ export class OneStatement {
   }
 
   /**
+   * Inserts `rows` unless a row with the same `conflict` key exists (ON CONFLICT DO NOTHING: a concurrent
+   * writer of the key is waited for); RETURNING the rows written, for later CTEs to gate on.
+   */
+  insertUnlessPresent(name: string, table: string, rows: ReadonlyArray<Record<string, unknown>>, conflict: readonly string[]): this {
+    const { json, columns } = rowsJson(rows);
+    const list = columns.join(', ');
+    return this.with(
+      name,
+      `INSERT INTO ${ident(table)} (${list}) SELECT ${list} FROM json_populate_recordset(NULL::${ident(table)}, ${this.param(json)}::json) ON CONFLICT (${conflict.map(ident).join(', ')}) DO NOTHING RETURNING 1`,
+    );
+  }
+
+  /**
    * Inserts `rows` only when `condition` (SQL over earlier CTEs, e.g. `EXISTS (SELECT 1 FROM go)`) holds:
    * one statement that writes either of two outcomes (issue 27's card authorization: the approval when
    * the hold was taken, else the decline) without a guard failing the statement.
@@ -121,7 +137,7 @@ export class OneStatement {
   sql(select: string): string {
     // The first failed guard, in the order they were required, names the refusal; inserts run where insertNow put them.
     const cases = this.asserts
-      .flatMap((a) => ('run' in a ? a.run.map((cte) => `WHEN (SELECT count(*) FROM ${cte}) < 0 THEN 'UNREACHABLE'`) : [`WHEN (SELECT count(*) FROM ${a.cte}) <> ${a.rows} THEN '${a.code}'`]))
+      .flatMap((a) => ('run' in a ? a.run.map((cte) => `WHEN (SELECT count(*) FROM ${cte}) < 0 THEN 'UNREACHABLE'`) : [`WHEN ${a.when ? `(${a.when}) AND ` : ''}(SELECT count(*) FROM ${a.cte}) <> ${a.rows} THEN '${a.code}'`]))
       .join(' ');
     const guard = cases ? ` FROM (SELECT CASE ${cases} END AS failed) AS guard WHERE svc_assert(guard.failed IS NULL, guard.failed)` : '';
     return `WITH ${this.ctes.join(',\n')}\nSELECT ${select}${guard}`;

@@ -11,8 +11,8 @@ export { InsufficientFundsError, postJournal } from './ledger.service.js';
 export { systemAccount, type Posting } from './ledger.model.js';
 export { getInternalAccount, openInternalAccounts } from './internal-accounts.service.js';
 export { internalAccountResource } from './internal-accounts.resource.js';
-export { gatedJournalCtes, journalCtes, journalsCtes } from './ledger.sql.js';
-export { assertAccountsCanMove, operatorSetInternalAccountStatus, setInternalAccountStatus, type MovingAccount } from './internal-accounts.status.js';
+export { gatedJournalCtes, journalsCtes } from './ledger.sql.js';
+export { assertAccountsCanMove, operatorSetInternalAccountStatus, type MovingAccount } from './internal-accounts.status.js';
 export { type InternalAccountStatus } from './internal-accounts.model.js';
 // Issue 26: GET /agents/me/internal-accounts (src/domains/agent-actions).
 export { listCustomerInternalAccounts } from './internal-accounts.service.js';

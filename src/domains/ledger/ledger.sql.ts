@@ -3,28 +3,22 @@ import { currencyOf } from '../../platform/currencies.js';
 import { invariant } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { checkedAfterKeyLookup } from '../../platform/sql/planner.js';
+import { snakeCase } from '../../platform/column-names.js';
 import { unbalancedCurrencies, type Posting } from './ledger.model.js';
 
 /**
- * Issue 12: postJournal (ledger.service.ts) as CTEs of a one-statement write — the same rules: a
- * balanced journal under a per-platform idempotency key, its entries, the cached balances of the
- * internal accounts it touches moved only while no bucket goes negative, and one
- * INTERNAL_ACCOUNT.BALANCE_UPDATED event per account, from the balances the update returned.
+ * Issue 12 / 24: the journal rule, written once — a balanced journal under a per-platform idempotency key,
+ * its entries, the cached balances of the internal accounts it touches moved only while no bucket goes
+ * negative, and one INTERNAL_ACCOUNT.BALANCE_UPDATED event per account, from the balances the update
+ * returned — as CTEs of a one-statement write. postJournal (ledger.service.ts) runs it alone
+ * (`unlessPosted`: a key posted before writes nothing); the money path's writers add it to theirs.
  *
  * CTEs: `<p>_bal` (the balance update; required to change every account, else INSUFFICIENT_FUNDS),
- * `<p>_j`, `<p>_e`, `<p>_ev`. With `after`, the balances move only once that CTE returned a row
- * (the row lock of the caller's compare-and-set comes first). A journal key posted before fails the
- * statement (unique index): callers post under a compare-and-set that makes that impossible.
- */
-export function journalCtes(
-  s: OneStatement,
-  j: { platformId: string; key: string; kind: string; referenceId: string; postings: Posting[]; at: Date; prefix: string; after?: string },
-): void {
-  journalsCtes(s, { platformId: j.platformId, at: j.at, prefix: j.prefix, after: j.after ? [j.after] : [], journals: [j] });
-}
-
-/**
- * journalCtes for several journals of one platform written by one statement (the payments worker's
+ * `<p>_j`, `<p>_e`, `<p>_ev`. With `after`, the balances move only once those CTEs returned a row
+ * (the row lock of the caller's compare-and-set comes first). Without `unlessPosted` a key posted
+ * before fails the statement (unique index): callers post under a compare-and-set that makes that impossible.
+ *
+ * Several journals of one platform written by one statement (the payments worker's
  * batched settlements, issue 12): one insert of the journals, one of their entries, and ONE balance
  * update per account with the journals' deltas summed — a shared account (a platform's hot balance)
  * is locked and moved once for the lot — with one INTERNAL_ACCOUNT.BALANCE_UPDATED per account, from
@@ -33,19 +27,25 @@ export function journalCtes(
  */
 export function journalsCtes(
   s: OneStatement,
-  j: { platformId: string; at: Date; prefix: string; after: string[]; journals: ReadonlyArray<{ key: string; kind: string; referenceId: string; postings: Posting[] }> },
+  j: { platformId: string; at: Date; prefix: string; after: string[]; journals: ReadonlyArray<{ key: string; kind: string; referenceId?: string | null; postings: Posting[] }>; unlessPosted?: boolean },
 ): void {
   const journals = j.journals.map((x) => {
     const postings = x.postings.filter((p) => p.amount !== 0n);
     invariant(unbalancedCurrencies(postings).length === 0, `journal ${x.key} does not balance`);
     return { key: x.key, kind: x.kind, referenceId: x.referenceId, id: newId('Journal'), postings };
   });
-  s.insert(`${j.prefix}_j`, 'ledger_journals', journals.map((x) => ({ id: x.id, platformId: j.platformId, idempotencyKey: x.key, kind: x.kind, referenceId: x.referenceId, createdAt: j.at })));
-  s.insert(
-    `${j.prefix}_e`,
-    'ledger_entries',
-    journals.flatMap((x) => x.postings.map((p) => ({ id: newId('LedgerEntry'), platformId: j.platformId, journalId: x.id, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount, createdAt: j.at }))),
-  );
+  const journalRows = journals.map((x) => ({ id: x.id, platformId: j.platformId, idempotencyKey: x.key, kind: x.kind, referenceId: x.referenceId ?? undefined, createdAt: j.at }));
+  const entryRows = journals.flatMap((x) => x.postings.map((p) => ({ id: newId('LedgerEntry'), platformId: j.platformId, journalId: x.id, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount, createdAt: j.at })));
+  // unlessPosted (postJournal's rule): a key posted before writes nothing and is no error; the rest follows the journal's insert.
+  const posted = j.unlessPosted ? `EXISTS (SELECT 1 FROM ${j.prefix}_j)` : undefined;
+  if (posted) {
+    invariant(journals.length === 1, 'unlessPosted takes one journal');
+    s.insertUnlessPresent(`${j.prefix}_j`, 'ledger_journals', journalRows, ['platformId', 'idempotencyKey'].map(snakeCase));
+    s.insertIf(`${j.prefix}_e`, 'ledger_entries', entryRows, posted);
+  } else {
+    s.insert(`${j.prefix}_j`, 'ledger_journals', journalRows);
+    s.insert(`${j.prefix}_e`, 'ledger_entries', entryRows);
+  }
   const deltas = internalDeltas(journals.flatMap((x) => x.postings));
   if (deltas.length === 0) return;
   const pid = s.param(j.platformId);
@@ -55,7 +55,7 @@ export function journalsCtes(
   // unnests them as rows the planner counts as one, so each account is found by its key; the other
   // conditions are checked on the row found (checkedAfterKeyLookup, src/platform/sql/planner.ts).
   const column = <T>(f: (d: (typeof deltas)[number]) => T) => s.param(deltas.map(f));
-  const after = j.after.map((cte) => ` AND EXISTS (SELECT 1 FROM ${cte})`).join('');
+  const after = [...j.after, ...(posted ? [`${j.prefix}_j`] : [])].map((cte) => ` AND EXISTS (SELECT 1 FROM ${cte})`).join('');
   // The statement's rows written so far are written before the balances lock (a shared account's row
   // is then held only for the balance update, its event and the commit).
   s.insertNow();
@@ -68,7 +68,7 @@ export function journalsCtes(
       WHERE a.platform_id = ${pid} AND a.id = d.id
         AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}${after}
       RETURNING a.*, d.event_id, d.currency_json`,
-  ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS');
+  ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS', posted);
   s.with(
     `${j.prefix}_ev`,
     `INSERT INTO webhook_events (id, platform_id, type, data)
@@ -104,7 +104,7 @@ function internalDeltas(postings: Posting[]): Array<{ id: string; currency: stri
 }
 
 /**
- * journalCtes for a write that has two outcomes in one statement (issue 27: a card authorization is
+ * journalsCtes for a write that has two outcomes in one statement (issue 27: a card authorization is
  * approved with its hold, or declined, by the same round trip): the balance moves only when `when`
  * (SQL over earlier CTEs) holds and no bucket goes negative — a balance that cannot cover it is not an
  * error but the other outcome. The journal, its entries and the INTERNAL_ACCOUNT.BALANCE_UPDATED

@@ -4,7 +4,7 @@ import { BadRequestError, ConflictError } from '../../platform/errors.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import { beginExecution } from './quotes.service.js';
 import { releaseDailyUsage, settleActionOfTransaction } from '../agents/index.js';
-import { startRefund, transitionTransaction } from './transactions.repo.js';
+import { failPayment, transitionTransaction } from './transactions.repo.js';
 import { enqueueRefund } from './transactions.jobs.js';
 import { getTransaction } from './transactions.service.js';
 import { approveIncoming, rejectIncoming } from './incoming-approval.js'; // hook:25c
@@ -95,9 +95,9 @@ export async function cancelTransaction(ctx: Ctx, id: string, reason?: string): 
       await tx.$queryRaw`SELECT id FROM transactions WHERE id = ${t.id} AND platform_id = ${ctx.platformId} FOR UPDATE`;
       const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
       if (fresh.status === 'PROCESSING' && fresh.submittedAt && !fresh.railReference) throw notCancellable('being submitted to the rail; retry shortly');
-      const failed = await transitionTransaction(ctx, tx, fresh, 'cancel', { failureReason: 'USER_CANCELLATION' }, reason ?? 'USER_CANCELLATION');
-      if (fresh.status === 'PROCESSING') await startRefund(ctx, tx, failed, 'USER_CANCELLATION');
-      else if (fresh.pendingReason === 'PLATFORM_APPROVAL') {
+      if (fresh.status === 'PROCESSING') await failPayment(ctx, tx, fresh, 'cancel', 'USER_CANCELLATION', reason ?? 'USER_CANCELLATION', 'USER_CANCELLATION');
+      else await transitionTransaction(ctx, tx, fresh, 'cancel', { failureReason: 'USER_CANCELLATION' }, reason ?? 'USER_CANCELLATION');
+      if (fresh.status !== 'PROCESSING' && fresh.pendingReason === 'PLATFORM_APPROVAL') {
         await giveBackDailyUsage(ctx, tx, fresh);
         await settleActionOfTransaction(ctx, tx, fresh.id, 'cancel'); // issue 26: its AgentAction follows
       }

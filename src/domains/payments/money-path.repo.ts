@@ -5,18 +5,15 @@ import type pg from 'pg';
 import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
 import { checkedAfterKeyLookup, keysPlannedAsOne } from '../../platform/sql/planner.js';
-import { newId } from '../../platform/ids.js';
-import { jsonText } from '../../platform/outbox.js';
-import { JsonText, OneStatement, OneStatementRefused, runIn, type RawRunner, type StatementPart } from '../../platform/one-statement.js';
+import { OneStatement, OneStatementRefused, runIn, type RawRunner, type StatementPart } from '../../platform/one-statement.js';
 import { IllegalTransitionError, transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { claimCommitted, claimsInsertSql, takenError, type IdempotencyClaim } from '../../platform/idempotency.js';
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
 import { InsufficientFundsError, journalsCtes, type Posting } from '../ledger/index.js';
 import { holdJournal, settleJournal, type PaymentJournal } from './payment-postings.js';
-import { transactionResource } from './transactions.resource.js';
-import { eventPrefix, quoteStatus, refundStatus, transactionStatus } from './transactions.repo.js';
-import { transactionLifecycle, transactionTransitions } from './transactions.model.js';
+import { insertedMovesCte, quoteStatus, refundStatus, transactionEventsCte, transactionStatus } from './transactions.repo.js';
+import { transactionLifecycle } from './transactions.model.js';
 
 /**
  * Issue 12: the money path in one statement each. A platform's prefunded payment (no SCA, no agent
@@ -122,7 +119,10 @@ function insertStatement(list: readonly InsertedStart[]): OneStatement {
   s.insert('t', 'transactions', list.map((i) => i.started.transaction));
   startCtes(s, list[0]!.ctx.platformId, list.map((i) => ({ started: i.started, eventStates: [i.pending.transaction, i.started.transaction] })));
   // A quote inserted already PROCESSING has no compare-and-set: its history rows are written as such.
-  insertedHistoryCte(s, list[0]!.ctx.platformId, list.map((i) => i.started.transaction));
+  insertedMovesCte(s, 'h', list[0]!.ctx.platformId, list.flatMap(({ started: { transaction: t } }) => [
+    { machine: transactionStatus.machine, resourceId: t.id, events: ['execute'], at: t.updatedAt },
+    ...(t.quoteId ? [{ machine: quoteStatus.machine, resourceId: t.quoteId, events: ['execute'] as const, at: t.updatedAt }] : []),
+  ]));
   claimsCte(s, list.flatMap((i) => (i.claim ? [i.claim] : [])));
   return s;
 }
@@ -297,21 +297,6 @@ function startCtes(s: OneStatement, platformId: string, list: Array<{ started: {
   });
 }
 
-/** CTE `tev`: the transaction's events, one per state in `states`, in order (by default <PREFIX>.<STATUS>). */
-function transactionEventsCte(s: OneStatement, platformId: string, states: Transaction[], status = (t: Transaction): string => t.status): void {
-  s.insert('tev', 'webhook_events', states.map((state) => ({ id: newId('Webhook'), platformId, type: `${eventPrefix(state)}.${status(state)}`, data: new JsonText(jsonText(transactionResource(state))) })));
-}
-
-/**
- * CTE `h`: the status_changes rows of payments inserted PROCESSING (each quote created and executed at
- * once), the `execute` moves of each transaction and its quote as transition() writes them elsewhere.
- */
-function insertedHistoryCte(s: OneStatement, platformId: string, list: Transaction[]): void {
-  const move = transactionTransitions.execute;
-  const moved = list.flatMap((t) => [{ machine: transactionStatus.machine, resourceId: t.id, at: t.updatedAt }, ...(t.quoteId ? [{ machine: quoteStatus.machine, resourceId: t.quoteId, at: t.updatedAt }] : [])]);
-  s.insert('h', 'status_changes', moved.map((m) => ({ id: newId('StatusChange'), platformId, machine: m.machine, resourceId: m.resourceId, event: 'execute', fromStatus: move.from[0], toStatus: move.to, createdAt: m.at })));
-}
-
 /**
  * The one writer of an incoming payment credited at once (a UMA payment to a customer without a payout
  * account, a sandbox pull of POST /transfer-in): the transaction inserted COMPLETED with the history of
@@ -322,8 +307,7 @@ function insertedHistoryCte(s: OneStatement, platformId: string, list: Transacti
 export async function insertCreditedIncoming(ctx: Ctx, t: Transaction, journal: { key: string; kind: string; postings: Posting[] }): Promise<Transaction> {
   const s = new OneStatement();
   s.insert('t', 'transactions', [t]);
-  const moves = (['execute', 'complete'] as const).map((event) => ({ id: newId('StatusChange'), platformId: ctx.platformId, machine: transactionStatus.machine, resourceId: t.id, event, fromStatus: transactionTransitions[event].from[0], toStatus: transactionTransitions[event].to, createdAt: t.updatedAt }));
-  s.insert('h', 'status_changes', moves);
+  insertedMovesCte(s, 'h', ctx.platformId, [{ machine: transactionStatus.machine, resourceId: t.id, events: ['execute', 'complete'], at: t.updatedAt }]);
   journalsCtes(s, { platformId: ctx.platformId, at: t.updatedAt, prefix: 'credit', after: [], journals: [{ ...journal, referenceId: t.id }] });
   transactionEventsCte(s, ctx.platformId, [t]);
   await runClaimed(ctx, s, t.id, t);

@@ -6,7 +6,7 @@ import type { Posting } from '../ledger/index.js';
 import { railFor } from '../../adapters/rails/registry.js';
 import { getPayoutDestination } from '../external-accounts/index.js';
 import { RailError, type PayoutRequest, type PayoutResult, type RailAdapter } from '../../adapters/rails/port.js';
-import { startRefund, transitionRefund, transitionTransaction } from './transactions.repo.js';
+import { failPayment, transitionRefund } from './transactions.repo.js';
 import { refundReasonFor } from './transactions.model.js';
 import { umaPayoutDestination } from './settlement.uma.js';
 import { refundJournal, settlePostings, type PostingAccounts } from './payment-postings.js';
@@ -64,23 +64,16 @@ async function complete(ctx: Ctx, t: Transaction): Promise<void> {
   await settlePayment(ctx, t, await settlePostingsOf(ctx.db, t));
 }
 
-/** Marks a processing payment FAILED and starts its refund, once. */
-async function fail(ctx: Ctx, t: Transaction, failureReason: string): Promise<void> {
+/**
+ * Marks a payment FAILED and starts its refund, once: a PROCESSING one the rail failed (`fail`), a
+ * COMPLETED one the bank returned (`bankReturn`, PAYOUT_RETURNED). A payment that moved on is left alone.
+ */
+async function fail(ctx: Ctx, t: Transaction, event: 'fail' | 'bankReturn', failureReason: string): Promise<void> {
+  const from = event === 'fail' ? 'PROCESSING' : 'COMPLETED';
   await ctx.db.$transaction(async (tx) => {
     const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
-    if (fresh.status !== 'PROCESSING') return;
-    const failed = await transitionTransaction(ctx, tx, fresh, 'fail', { failureReason }, failureReason);
-    await startRefund(ctx, tx, failed, refundReasonFor(failureReason));
-  });
-}
-
-/** A completed payment came back from the bank: FAILED (PAYOUT_RETURNED) and refund, once. */
-async function bankReturn(ctx: Ctx, t: Transaction): Promise<void> {
-  await ctx.db.$transaction(async (tx) => {
-    const fresh = await tx.transaction.findFirstOrThrow({ where: { id: t.id } });
-    if (fresh.status !== 'COMPLETED') return;
-    const failed = await transitionTransaction(ctx, tx, fresh, 'bankReturn', { failureReason: 'PAYOUT_RETURNED' }, 'PAYOUT_RETURNED');
-    await startRefund(ctx, tx, failed, 'TRANSACTION_FAILED');
+    if (fresh.status !== from) return;
+    await failPayment(ctx, tx, fresh, event, failureReason, failureReason, event === 'fail' ? refundReasonFor(failureReason) : 'TRANSACTION_FAILED');
   });
 }
 
@@ -92,14 +85,14 @@ export async function applyPayoutResult(ctx: Ctx, t: Transaction, r: PayoutResul
       return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };
     }
     if (r.status === 'FAILED' || r.status === 'RETURNED') {
-      await fail(ctx, t, r.failureReason ?? 'QUOTE_EXECUTION_FAILED');
+      await fail(ctx, t, 'fail', r.failureReason ?? 'QUOTE_EXECUTION_FAILED');
       return { next: 'REFUND' };
     }
     return { next: 'POLL', afterMs: Math.max(r.pollAfterMs ?? minPollMs, minPollMs) };
   }
   if (t.status === 'COMPLETED') {
     if (r.status === 'RETURNED') {
-      await bankReturn(ctx, t);
+      await fail(ctx, t, 'bankReturn', 'PAYOUT_RETURNED');
       return { next: 'REFUND' };
     }
     if (r.status === 'COMPLETED') return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };

@@ -9,8 +9,8 @@ import { defaultPaymentRail } from '../fees/index.js';
 import { beginExecution } from './quotes.service.js';
 import { insertCreditedIncoming } from './money-path.repo.js';
 import { transactionResource } from './transactions.resource.js';
-import { transactionTransitions } from './transactions.model.js';
-import { transactionStatus } from './transactions.repo.js';
+import { insertedMovesCte, transactionEventsCte, transactionStatus } from './transactions.repo.js';
+import { OneStatement, runIn } from '../../platform/one-statement.js';
 import type { TenantTx } from '../../platform/db.js';
 import { receiveWithApproval } from './incoming-approval.js'; // hook:25c
 import { incomingApprovalOn } from '../platforms/index.js'; // hook:25c
@@ -139,16 +139,13 @@ export async function creditIncomingPayment(ctx: Ctx, f: Omit<CreditedFields, 'p
  * money moves: the collection provider keeps the funds until they are released or returned.
  */
 export async function recordFailedIncoming(ctx: Ctx, tx: TenantTx, f: Omit<CreditedFields, 'platformId'>, failureReason: string): Promise<Transaction> {
-  const row = { ...creditedIncomingRow({ ...f, platformId: ctx.platformId }), status: 'FAILED', failureReason, settledAt: null };
-  const created = await tx.transaction.create({ data: row as never });
-  await tx.statusChange.createMany({
-    data: (['execute', 'fail'] as const).map((event) => ({
-      id: newId('StatusChange'), platformId: ctx.platformId, machine: transactionStatus.machine, resourceId: created.id, event,
-      fromStatus: transactionTransitions[event].from[0], toStatus: transactionTransitions[event].to, reason: failureReason, createdAt: created.createdAt,
-    })),
-  });
-  await recordEvent(tx, 'INCOMING_PAYMENT.FAILED', transactionResource(created));
-  return created;
+  const row: Transaction = { ...creditedIncomingRow({ ...f, platformId: ctx.platformId }), status: 'FAILED', failureReason, settledAt: null };
+  const s = new OneStatement();
+  s.insert('t', 'transactions', [row]);
+  insertedMovesCte(s, 'h', ctx.platformId, [{ machine: transactionStatus.machine, resourceId: row.id, events: ['execute', 'fail'], at: row.createdAt, reason: failureReason }]);
+  transactionEventsCte(s, ctx.platformId, [row]);
+  await runIn(s, tx);
+  return row;
 }
 
 type CreditedFields = Pick<Transaction, 'id' | 'platformId' | 'customerId' | 'platformCustomerId' | 'sourceAccountId' | 'destinationAccountId' | 'paymentRail' | 'identifierLast3' | 'sentAmount' | 'sendingCurrency' | 'receivedAmount' | 'receivingCurrency' | 'createdAt'> &

@@ -5,7 +5,10 @@ import type { Coalescer } from '../../platform/coalesce.js';
 import { keyedReads, type RowKey } from '../../platform/raw-rows.js';
 import { keysPlannedAsOne } from '../../platform/sql/planner.js';
 import { invariant } from '../../platform/errors.js';
-import { statusColumn, transition, type MoveOptions } from '../../platform/state-machine.js';
+import { IllegalTransitionError, statusColumn, transitionCtes } from '../../platform/state-machine.js';
+import { JsonText, OneStatement, runIn } from '../../platform/one-statement.js';
+import { jsonText } from '../../platform/outbox.js';
+import { newId } from '../../platform/ids.js';
 import { Prisma, type Transaction } from '../../generated/prisma/client.js';
 import {
   quoteLifecycle, refundLifecycle, refundTransitions, transactionLifecycle, transactionTransitions,
@@ -21,25 +24,30 @@ export const quoteStatus = statusColumn(quoteLifecycle, 'quotes', 'status');
 export const refundStatus = statusColumn(refundLifecycle, 'transactions', 'refund_status');
 
 /**
- * The one way a transaction's status changes: transition() — a compare-and-set on the statuses the
- * table allows (a lost race is the same error as an illegal move: 409 INVALID_STATE_TRANSITION), the
- * history row and the <OUTGOING|INCOMING>_PAYMENT.<STATUS> event — with the quote making the same move,
- * all in the caller's transaction.
+ * The one writer of a transaction's status moves outside the money path's starts and settlements (SCA
+ * required or expired, an expiry, a rejection, a cancel, a failure, a bank return, an incoming payment
+ * refused or sent back), one statement in the caller's transaction: transition()'s compare-and-set and
+ * history row (transitionCtes, the same definition), the quote making the same move, and the
+ * <OUTGOING|INCOMING>_PAYMENT.<STATUS> event (transactionEventsCte, the money path's). A lost race is
+ * the same error as an illegal move: 409 INVALID_STATE_TRANSITION naming the status the row has now.
  */
 export async function transitionTransaction(ctx: Ctx, tx: TenantTx, t: Transaction, event: TransactionEvent, data: TxData = {}, reason?: string): Promise<Transaction> {
   const now = ctx.clock.now();
   const to = transactionTransitions[event].to as TransactionStatus;
-  const moved = await transition(tx, ctx, transactionStatus, event, t.id, {
-    from: t.status,
-    reason: reason ?? null,
-    // Waiting for platform approval exists only in PENDING (A17): leaving PENDING ends it.
-    set: { ...data, updatedAt: now, ...(to !== 'PENDING' ? { pendingReason: null } : {}) },
-    events: (row) => ({ type: `${eventPrefix(row)}.${to}`, data: transactionResource(row) }),
-  });
-  if (t.quoteId) {
-    await transition(tx, ctx, quoteStatus, event, t.quoteId, { set: { updatedAt: now, ...(event === 'execute' || event === 'authorize' ? { executedAt: now } : {}) } });
-  }
-  return moved;
+  // Waiting for platform approval exists only in PENDING (A17): leaving PENDING ends it.
+  const set = { ...data, updatedAt: now, ...(to !== 'PENDING' ? { pendingReason: null } : {}) };
+  const moved: Transaction = { ...t, ...set, status: to };
+  const quote = t.quoteId ? { id: t.quoteId, set: { updatedAt: now, ...(event === 'execute' || event === 'authorize' ? { executedAt: now } : {}) } } : undefined;
+  return moveOne(ctx, tx, t, { binding: transactionStatus, event, set, reason: reason ?? null, moved, quote });
+}
+
+/**
+ * A payment that failed (its rail's answer, a bank return, a cancel of a PROCESSING payment): FAILED with
+ * its failure reason, then its refund started (refund status PENDING) — the two moves of one short
+ * transaction, the caller's (one row cannot be updated twice by one statement).
+ */
+export async function failPayment(ctx: Ctx, tx: TenantTx, t: Transaction, event: 'fail' | 'bankReturn' | 'cancel', failureReason: string, reason: string, refundReason: string): Promise<Transaction> {
+  return startRefund(ctx, tx, await transitionTransaction(ctx, tx, t, event, { failureReason }, reason), refundReason);
 }
 
 /** Starts the automatic refund of a failed transaction (refund status PENDING). */
@@ -51,19 +59,74 @@ export async function startRefund(ctx: Ctx, tx: TenantTx, t: Transaction, reason
   });
 }
 
-export async function transitionRefund(ctx: Ctx, tx: TenantTx, t: Transaction, event: Exclude<RefundEvent, 'start'>): Promise<Transaction> {
-  const now = ctx.clock.now();
-  return moveRefund(ctx, tx, t, event, { set: { updatedAt: now, ...(event === 'complete' ? { refundSettledAt: now } : {}) } });
+export async function transitionRefund(ctx: Ctx, tx: TenantTx, t: Transaction, event: Exclude<RefundEvent, 'start' | 'complete'>): Promise<Transaction> {
+  return moveRefund(ctx, tx, t, event, { set: { updatedAt: ctx.clock.now() } });
 }
 
 /** A move of the refund lifecycle with its history row and <PREFIX>.REFUND_<STATUS> event. */
-function moveRefund(ctx: Ctx, tx: TenantTx, t: Transaction, event: RefundEvent, opts: Pick<MoveOptions<Transaction>, 'set' | 'where'>): Promise<Transaction> {
-  const to = refundTransitions[event].to;
-  return transition(tx, ctx, refundStatus, event, t.id, {
-    ...opts,
-    from: t.refundStatus,
-    events: (row) => ({ type: `${eventPrefix(row)}.REFUND_${to}`, data: transactionResource(row) }),
-  });
+function moveRefund(ctx: Ctx, tx: TenantTx, t: Transaction, event: RefundEvent, opts: { set: TxData & { updatedAt: Date }; where?: Prisma.Sql }): Promise<Transaction> {
+  const moved: Transaction = { ...t, ...opts.set, refundStatus: refundTransitions[event].to };
+  return moveOne(ctx, tx, t, { binding: refundStatus, event, set: opts.set, ...(opts.where ? { where: opts.where } : {}), moved, eventStatus: (r) => `REFUND_${r.refundStatus}` });
+}
+
+/** One move of a transaction (and its quote), as transitionTransaction and moveRefund describe it. */
+interface OneMove {
+  binding: typeof transactionStatus | typeof refundStatus;
+  event: TransactionEvent | RefundEvent;
+  set: Record<string, unknown>;
+  where?: Prisma.Sql;
+  reason?: string | null;
+  /** The row after the move (its event's data). */
+  moved: Transaction;
+  quote?: { id: string; set: Record<string, unknown> };
+  eventStatus?: (t: Transaction) => string;
+}
+
+/**
+ * The move's statement: compare-and-set `mv` (+ `mv_history`), the quote's `qu` only if `mv` moved, the
+ * event only if it moved; it answers how many rows moved. Nothing moved: transition()'s miss (the row read
+ * again to name its status). The quote out of step with its transaction: the quote's illegal move, and the
+ * caller's transaction rolls back whole.
+ */
+async function moveOne(ctx: Ctx, tx: TenantTx, t: Transaction, m: OneMove): Promise<Transaction> {
+  const s = new OneStatement();
+  transitionCtes(s, ctx, m.binding as typeof transactionStatus, m.event as TransactionEvent, t.id, { name: 'mv', set: m.set as never, reason: m.reason ?? null, ...(m.where ? { where: m.where } : {}) });
+  if (m.quote) transitionCtes(s, ctx, quoteStatus, m.event as TransactionEvent, m.quote.id, { name: 'qu', set: m.quote.set as never, where: Prisma.sql`EXISTS (SELECT 1 FROM "mv")` });
+  transactionEventsCte(s, ctx.platformId, [m.moved], m.eventStatus, 'EXISTS (SELECT 1 FROM "mv")');
+  const [r] = await runIn<{ moved: number; quotes: number }>(s, tx, `(SELECT count(*) FROM "mv")::int AS moved, ${m.quote ? '(SELECT count(*) FROM "qu")::int' : '1'} AS quotes`);
+  if (r!.moved === 0) {
+    const now = await tx.transaction.findFirst({ where: { id: t.id }, select: { status: true, refundStatus: true } });
+    const status = now === null ? null : m.binding === refundStatus ? (now.refundStatus ?? 'NONE') : now.status;
+    throw new IllegalTransitionError(m.binding.lifecycle, m.event, status, t.id);
+  }
+  if (r!.quotes === 0) {
+    const q = await tx.quote.findFirst({ where: { id: m.quote!.id }, select: { status: true } });
+    throw new IllegalTransitionError(quoteLifecycle, m.event, q?.status ?? null, m.quote!.id);
+  }
+  return m.moved;
+}
+
+/**
+ * CTE `tev`: the events of a payment's states, one per state in `states`, in order: <PREFIX>.<STATUS> by
+ * default (`status`: REFUND_<STATUS> for the refund's). With `when` (SQL over earlier CTEs), written only if it holds.
+ * The one definition of a payment's status events, for every writer of the payments domain.
+ */
+export function transactionEventsCte(s: OneStatement, platformId: string, states: Transaction[], status = (t: Transaction): string => t.status, when?: string): void {
+  const rows = states.map((state) => ({ id: newId('Webhook'), platformId, type: `${eventPrefix(state)}.${status(state)}`, data: new JsonText(jsonText(transactionResource(state))) }));
+  if (when) s.insertIf('tev', 'webhook_events', rows, when);
+  else s.insert('tev', 'webhook_events', rows);
+}
+
+/**
+ * CTE `<name>`: the status_changes rows of rows inserted already moved (a quote created and executed at
+ * once, an incoming payment credited or refused on arrival): each listed event of the lifecycle as
+ * transition() would have written it, from the event's first `from` to its `to`.
+ */
+export function insertedMovesCte(s: OneStatement, name: string, platformId: string, moves: ReadonlyArray<{ machine: string; resourceId: string; events: readonly TransactionEvent[]; at: Date; reason?: string | null }>): void {
+  s.insert(name, 'status_changes', moves.flatMap((m) => m.events.map((event) => ({
+    id: newId('StatusChange'), platformId, machine: m.machine, resourceId: m.resourceId, event,
+    fromStatus: transactionTransitions[event].from[0], toStatus: transactionTransitions[event].to, ...(m.reason ? { reason: m.reason } : {}), createdAt: m.at,
+  }))));
 }
 
 /** Webhook family of a transaction's events: INCOMING_PAYMENT.* for incoming payments (decisions B§7.2). */

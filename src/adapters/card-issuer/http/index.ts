@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { AdapterConfigError, p256PublicKey, type CallOptions, type InboundWebhook } from '../../common.js';
+import { type InboundWebhook } from '../../common.js';
+import { bridgeExchange, bridgeSettings } from '../../bridge.js';
 import { BRIDGE_SIGNATURE_HEADER, verifyBridgeSignature } from '../../rails/http/index.js';
 import { CardIssuerError, type CardIssuerAdapter, type CardIssuerAdapterContext, type ProvisionResult } from '../port.js';
 import { dispatchProcessorMessage } from '../protocol.js';
@@ -38,10 +39,7 @@ const provisionAnswer = z.object({
 const revealAnswer = z.object({ url: z.string().url(), expiresAt: z.string().datetime({ offset: true }) });
 
 function parseSettings(raw: Record<string, string>): { settings: z.infer<typeof settingsSchema>; publicKey: KeyObject } {
-  const parsed = settingsSchema.safeParse(raw);
-  if (!parsed.success) throw new AdapterConfigError(parsed.error.issues.map((i) => `ADAPTER_CARD_HTTP_${i.path.join('.')}: ${i.message}`).join('; '));
-  const publicKey = p256PublicKey(parsed.data.PUBLIC_KEY, 'ADAPTER_CARD_HTTP_PUBLIC_KEY');
-  return { settings: parsed.data, publicKey };
+  return bridgeSettings(settingsSchema, raw, 'ADAPTER_CARD_HTTP_');
 }
 
 /** An unknown provisioning status is PENDING: never guess that a card was issued or refused. */
@@ -56,41 +54,10 @@ export function toProvisionResult(json: unknown, expectRef?: string): ProvisionR
 
 export function createHttpCardIssuer(raw: Record<string, string>, context: CardIssuerAdapterContext): CardIssuerAdapter {
   const { settings, publicKey } = parseSettings(raw);
-  const base = settings.URL.replace(/\/+$/, '');
-  const timeoutMs = settings.TIMEOUT_MS ?? context.timeoutMs;
-
-  async function exchange(path: string, payload: Record<string, unknown>, opts?: CallOptions): Promise<unknown> {
-    const body = JSON.stringify({ ...payload, sentAt: context.clock.now().toISOString() });
-    const signal = opts?.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    let res: Response;
-    try {
-      res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-svc-signature': context.signer.signatureHeader(body), 'x-svc-adapter': context.adapterId, ...(typeof payload.cardId === 'string' ? { 'idempotency-key': payload.cardId } : {}) },
-        body,
-        signal,
-        redirect: 'error',
-      });
-    } catch (err) {
-      throw new CardIssuerError(`card bridge ${path} unreachable: ${(err as Error).message}`, true);
-    }
-    const rawBody = Buffer.from(await res.arrayBuffer());
-    if (rawBody.length > 65_536) throw new CardIssuerError(`card bridge ${path} answered more than 64 KiB`, true);
-    if (!verifyBridgeSignature(publicKey, rawBody, res.headers.get(BRIDGE_SIGNATURE_HEADER) ?? undefined)) {
-      throw new CardIssuerError(`card bridge ${path} answered HTTP ${res.status} without a valid ${BRIDGE_SIGNATURE_HEADER}`, true);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(rawBody.toString('utf8') || '{}');
-    } catch {
-      throw new CardIssuerError(`card bridge ${path} answered something that is not JSON`, true);
-    }
-    if (res.status < 200 || res.status > 299) {
-      const e = (json as { error?: { code?: string; retryable?: boolean } }).error;
-      throw new CardIssuerError(`card bridge ${path} refused (HTTP ${res.status}, ${e?.code ?? 'UNKNOWN'})`, res.status >= 500 || e?.retryable !== false);
-    }
-    return json;
-  }
+  const exchange = bridgeExchange({
+    url: settings.URL, timeoutMs: settings.TIMEOUT_MS ?? context.timeoutMs, publicKey, context, label: 'card bridge', maxBytes: 65_536, idempotencyField: 'cardId',
+    error: (message, retryable) => new CardIssuerError(message, retryable),
+  });
 
   return {
     id: context.adapterId,

@@ -1,6 +1,7 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { AdapterConfigError, type CallOptions, type InboundWebhook } from '../../common.js';
+import { type InboundWebhook } from '../../common.js';
+import { bridgeExchange, bridgeSettings } from '../../bridge.js';
 import { BRIDGE_SIGNATURE_HEADER, verifyBridgeSignature } from '../../rails/http/index.js';
 import { CollectionError, type CollectionAdapter, type CollectionAdapterContext } from '../port.js';
 import { creditWire, dispatchCollectionMessage } from '../protocol.js';
@@ -35,58 +36,17 @@ const openAnswer = z.object({
 const creditsAnswer = z.object({ credits: z.array(creditWire).max(1000), nextCursor: z.string().min(1).max(500) });
 
 function parseSettings(raw: Record<string, string>): { settings: z.infer<typeof settingsSchema>; publicKey: KeyObject; rails: Map<string, string[]> } {
-  const parsed = settingsSchema.safeParse(raw);
-  if (!parsed.success) throw new AdapterConfigError(parsed.error.issues.map((i) => `ADAPTER_COLLECTION_HTTP_${i.path.join('.')}: ${i.message}`).join('; '));
-  let publicKey: KeyObject;
-  try {
-    publicKey = createPublicKey(parsed.data.PUBLIC_KEY.replace(/\\n/g, '\n'));
-  } catch {
-    throw new AdapterConfigError('ADAPTER_COLLECTION_HTTP_PUBLIC_KEY: is not a PEM public key');
-  }
-  if (publicKey.asymmetricKeyType !== 'ec' || publicKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    throw new AdapterConfigError('ADAPTER_COLLECTION_HTTP_PUBLIC_KEY: must be an EC P-256 (prime256v1) public key');
-  }
-  const rails = new Map(parsed.data.RAILS.split(',').map((part) => [part.split(':')[0]!, part.split(':')[1]!.split('|')] as [string, string[]]));
-  return { settings: parsed.data, publicKey, rails };
+  const { settings, publicKey } = bridgeSettings(settingsSchema, raw, 'ADAPTER_COLLECTION_HTTP_');
+  const rails = new Map(settings.RAILS.split(',').map((part) => [part.split(':')[0]!, part.split(':')[1]!.split('|')] as [string, string[]]));
+  return { settings, publicKey, rails };
 }
 
 export function createHttpCollection(raw: Record<string, string>, context: CollectionAdapterContext): CollectionAdapter {
   const { settings, publicKey, rails } = parseSettings(raw);
-  const base = settings.URL.replace(/\/+$/, '');
-  const timeoutMs = settings.TIMEOUT_MS ?? context.timeoutMs;
-
-  async function exchange(path: string, payload: Record<string, unknown>, opts?: CallOptions): Promise<unknown> {
-    const body = JSON.stringify({ ...payload, sentAt: context.clock.now().toISOString() });
-    const signal = opts?.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    let res: Response;
-    try {
-      res = await fetch(`${base}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-svc-signature': context.signer.signatureHeader(body), 'x-svc-adapter': context.adapterId, ...(typeof payload.coordinatesId === 'string' ? { 'idempotency-key': payload.coordinatesId } : {}) },
-        body,
-        signal,
-        redirect: 'error',
-      });
-    } catch (err) {
-      throw new CollectionError(`collection bridge ${path} unreachable: ${(err as Error).message}`, true);
-    }
-    const rawBody = Buffer.from(await res.arrayBuffer());
-    if (rawBody.length > 1_048_576) throw new CollectionError(`collection bridge ${path} answered more than 1 MiB`, true);
-    if (!verifyBridgeSignature(publicKey, rawBody, res.headers.get(BRIDGE_SIGNATURE_HEADER) ?? undefined)) {
-      throw new CollectionError(`collection bridge ${path} answered HTTP ${res.status} without a valid ${BRIDGE_SIGNATURE_HEADER}`, true);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(rawBody.toString('utf8') || '{}');
-    } catch {
-      throw new CollectionError(`collection bridge ${path} answered something that is not JSON`, true);
-    }
-    if (res.status < 200 || res.status > 299) {
-      const e = (json as { error?: { code?: string; retryable?: boolean } }).error;
-      throw new CollectionError(`collection bridge ${path} refused (HTTP ${res.status}, ${e?.code ?? 'UNKNOWN'})`, res.status >= 500 || e?.retryable !== false);
-    }
-    return json;
-  }
+  const exchange = bridgeExchange({
+    url: settings.URL, timeoutMs: settings.TIMEOUT_MS ?? context.timeoutMs, publicKey, context, label: 'collection bridge', maxBytes: 1_048_576, idempotencyField: 'coordinatesId',
+    error: (message, retryable) => new CollectionError(message, retryable),
+  });
 
   return {
     id: context.adapterId,
