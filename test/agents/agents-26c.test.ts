@@ -96,7 +96,10 @@ describe('a process dies between a TRANSFER_IN approval and its pull', () => {
     await finishOwedPulls(env.deps);
     expect(await incoming(s.p)).toBe(1);
     expect(await balances(env, s.usd)).toEqual({ available: 2_500n, held: 0n });
-    const done = (await s.agent('POST', '/agents/me/transfer-in', body, headers)).json();
+    // A repeat with the same key answers as the committed retry did (the idempotency record); the action itself now names its pull.
+    const again = (await s.agent('POST', '/agents/me/transfer-in', body, headers)).json();
+    expect(again).toMatchObject({ id: action!.id, status: 'APPROVED' });
+    const done = (await s.agent('GET', `/agents/me/actions/${encodeURIComponent(action!.id)}`)).json();
     expect(done).toMatchObject({ id: action!.id, status: 'APPROVED', transaction: { id: pullTransactionIdOf(action!.id), status: 'COMPLETED' } });
     await expectLedgerConsistent(env, s.p.platformId);
   }, PROCESS_TEST_TIMEOUT_MS);
