@@ -20,11 +20,18 @@ async function main() {
   const app = await buildApp(deps);
   // Ready (and listening) only once the in-process worker is.
   const worker = runsWorkerInProcess(config, process.argv) ? await startInProcessWorker(config) : undefined;
+  // A response sent while draining closes its connection: a keep-alive connection that was busy when the
+  // signal came would otherwise hold the close open until its idle timeout (72 s in Fastify).
+  let draining = false;
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining) reply.header('connection', 'close');
+  });
   await app.listen({ host: config.HOST, port: config.PORT });
   // SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then close the pools.
   closeWithGrace({ delay: config.SHUTDOWN_TIMEOUT_MS }, async ({ signal, err }) => {
     if (err) deps.logger.error({ err }, 'shutting down after error');
     else deps.logger.info({ signal }, 'shutting down: finishing requests in flight');
+    draining = true;
     await app.close();
     await worker?.close();
     await closeDeps(deps);

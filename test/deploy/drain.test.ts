@@ -131,6 +131,9 @@ describe('worker: SIGTERM finishes the jobs in hand, leaves the rest queued, and
 
     const second = startImageCommand(composeCommand('worker'), processEnv());
     try {
+      // Ready first: on a loaded machine the rest may be done before its handlers are in place, and a
+      // SIGTERM before them ends it 143, not 0.
+      await logged(second, 'worker ready');
       await eventually(async () => (await env.deps.prisma.webhookEvent.count({ where: { platformId: p.platformId, type: 'X.DRAIN', deliveryStatus: 'DELIVERED' } })) === 6, 60_000);
       await eventually(async () => (await env.deps.prisma.transaction.count({ where: { id: { in: transactionIds }, status: 'COMPLETED' } })) === 8, 60_000);
     } finally {
@@ -177,6 +180,8 @@ describe('API: SIGTERM answers the requests in flight, then exits 0', () => {
       await locker.query('COMMIT');
       const res = await inFlight;
       expect(res.status).toBe(200);
+      // The answer closes its keep-alive connection, so the server stops now, not at the idle timeout.
+      expect(res.headers.get('connection')).toBe('close');
       expect(((await res.json()) as { umaDomain: string }).umaDomain).toBe('drain.example.com');
       expect(await api.exited).toBe(0);
       expect(api.logs.some((l) => l.msg === 'server stopped')).toBe(true);

@@ -53,8 +53,11 @@ export function journalsCtes(
   // Arrays (not a VALUES list): the statement's text is the same for any number of accounts — one
   // prepared statement, planned once, for every batch. svc_balance_moves (migrations 20261126020000/030000)
   // unnests them as rows the planner counts as one, so each account is found by its key; the other
-  // conditions are checked on the row found (checkedAfterKeyLookup, src/platform/sql/planner.ts).
+  // conditions are checked on the row found (checkedAfterKeyLookup, src/platform/sql/planner.ts). The ids
+  // are also a condition on internal_accounts itself: a generic plan made while the platform looked small
+  // may scan the accounts first and the moves inside, and must then still read only the moved rows.
   const column = <T>(f: (d: (typeof deltas)[number]) => T) => s.param(deltas.map(f));
+  const ids = column((d) => d.id);
   const after = [...j.after, ...(posted ? [`${j.prefix}_j`] : [])].map((cte) => ` AND EXISTS (SELECT 1 FROM ${cte})`).join('');
   // The statement's rows written so far are written before the balances lock (a shared account's row
   // is then held only for the balance update, its event and the commit).
@@ -63,9 +66,9 @@ export function journalsCtes(
     `${j.prefix}_bal`,
     `UPDATE internal_accounts a
         SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${at}::timestamptz
-       FROM svc_balance_moves(${column((d) => d.id)}::text[], ${column((d) => d.currency)}::text[], ${column((d) => d.available.toString())}::bigint[], ${column((d) => d.held.toString())}::bigint[],
+       FROM svc_balance_moves(${ids}::text[], ${column((d) => d.currency)}::text[], ${column((d) => d.available.toString())}::bigint[], ${column((d) => d.held.toString())}::bigint[],
                    ${column(() => newId('Webhook'))}::text[], ${column((d) => JSON.stringify(currencyOf(d.currency)))}::jsonb[]) AS d
-      WHERE a.platform_id = ${pid} AND a.id = d.id
+      WHERE a.platform_id = ${pid} AND a.id = ANY(${ids}::text[]) AND a.id = d.id
         AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}${after}
       RETURNING a.*, d.event_id, d.currency_json`,
   ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS', posted);
@@ -128,7 +131,7 @@ export function gatedJournalCtes(
           SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${s.param(j.at)}::timestamptz
          FROM svc_balance_moves(${s.param([d.id])}::text[], ${s.param([d.currency])}::text[], ${s.param([d.available.toString()])}::bigint[], ${s.param([d.held.toString()])}::bigint[],
                      ${s.param([newId('Webhook')])}::text[], ${s.param([JSON.stringify(currencyOf(d.currency))])}::jsonb[]) AS d
-        WHERE a.platform_id = ${s.param(j.platformId)} AND a.id = d.id
+        WHERE a.platform_id = ${s.param(j.platformId)} AND a.id = ${s.param(d.id)} AND a.id = d.id
           AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}
           AND ${j.when}
         RETURNING a.*, d.event_id, d.currency_json`,
