@@ -1,77 +1,33 @@
-import { existsSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboard } from '../helpers/dashboard-build.js';
-import { freePort } from '../helpers/built-processes.js';
+import { HAS_CHROMIUM, WAIT, useDashboard } from '../helpers/dashboard-build.js';
 import type { Browser, Page } from 'playwright-core';
-import { BASE, createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { BASE, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';
 import { anApprovedCustomer, balances, fund } from '../helpers/builders.js';
 import { anIndividual, createCustomer } from '../customers/helpers.js';
-import type { RunningWorkers } from '../../src/workers.js';
 
 // The dashboard (issue 15) in headless Chromium against a real server: API and worker on a random
 // port, real Postgres and Redis. Waits are for states and selectors, never for durations.
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`dashboard browser tests skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
-const WAIT = 60_000;
-
+const dash = useDashboard({ overrides: { SANDBOX_RAIL_DELAY_SCALE: '0.01', SANDBOX_RETURN_AFTER_MS: '1500', PAYMENT_POLL_MIN_MS: '20' }, workers: true });
 let env: TestEnv;
 let p: TestPlatform;
-let workers: RunningWorkers;
 let receiver: Receiver;
 let browser: Browser | undefined;
 let origin: string;
-let outDir: string;
 
 beforeAll(async () => {
-  // Build the dashboard from the sources under test (not whatever dist/ holds).
-  outDir = buildDashboard('svc-dashboard-');
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  env = await createTestEnv({ PUBLIC_BASE_URL: origin, DASHBOARD_DIR: outDir, SANDBOX_RAIL_DELAY_SCALE: '0.01', SANDBOX_RETURN_AFTER_MS: '1500', PAYMENT_POLL_MIN_MS: '20' });
-  await env.app.listen({ port, host: '127.0.0.1' });
-  workers = env.startWorkers();
+  ({ env, p, browser, origin } = dash);
   receiver = await new Receiver().start();
-  p = await env.platform({ name: 'Acme Payments' });
-  if (HAS_CHROMIUM) {
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-  }
-}, 180_000);
+});
 afterAll(async () => {
-  await browser?.close();
-  await workers?.close();
   await receiver?.stop();
-  await env?.close();
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-async function newPage(viewport = { width: 1280, height: 800 }): Promise<Page> {
-  const ctx = await browser!.newContext({ viewport });
-  const page = await ctx.newPage();
-  page.setDefaultTimeout(WAIT);
-  return page;
-}
+const newPage = dash.newPage;
 
-/** Signs in with the keyboard only: type the id, Tab, type the secret, Enter. */
-async function signIn(page: Page, clientId: string, clientSecret: string) {
-  await page.goto(`${origin}/dashboard`);
-  await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
-  await page.keyboard.type(clientId);
-  await page.keyboard.press('Tab');
-  await page.keyboard.type(clientSecret);
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-}
+const signIn = dash.signInWithKeyboard;
 
-async function go(page: Page, hash: string, heading: string | RegExp) {
-  await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
-  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-}
+const go = dash.go;
 
 const statusBadge = (page: Page, status: string) => page.locator(`.status-line .badge[data-status="${status}"]`);
 

@@ -1,59 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboard } from '../helpers/dashboard-build.js';
-import { freePort } from '../helpers/built-processes.js';
-import type { Browser, Page } from 'playwright-core';
-import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, useDashboard } from '../helpers/dashboard-build.js';
+import { type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anApprovedCustomer } from '../helpers/builders.js';
 import { operatorSetInternalAccountStatus } from '../../src/domains/ledger/index.js';
 import { sweepCoordinates } from '../../src/domains/collection/coordinates.service.js';
 
 // Issue 26 (26a) in headless Chromium: an internal account's pay-in coordinates and held credits, the
 // platform's held pay-ins, and the stablecoins page, against a real server. Waits are for selectors.
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-const WAIT = 60_000;
-
+const dash = useDashboard({ overrides: { COLLECTION_PROVIDER: 'sandbox' } });
 let env: TestEnv;
 let p: TestPlatform;
-let browser: Browser | undefined;
-let origin: string;
-let outDir: string;
 
 beforeAll(async () => {
-  outDir = buildDashboard('svc-dashboard-payin-');
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  env = await createTestEnv({ PUBLIC_BASE_URL: origin, DASHBOARD_DIR: outDir, COLLECTION_PROVIDER: 'sandbox' });
-  await env.app.listen({ port, host: '127.0.0.1' });
-  p = await env.platform({ name: 'Acme Payments' });
-  if (HAS_CHROMIUM) {
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-  }
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await env?.close();
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
+  ({ env, p } = dash);
 });
 
-async function signedIn(): Promise<Page> {
-  const page = await (await browser!.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  page.setDefaultTimeout(WAIT);
-  await page.goto(`${origin}/dashboard`);
-  await page.getByLabel('Client id').fill(p.clientId);
-  await page.getByLabel('Client secret').fill(p.clientSecret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  return page;
-}
+const signedIn = () => dash.signedIn();
 
-async function go(page: Page, hash: string, heading: string | RegExp) {
-  await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
-  await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-}
+const go = dash.go;
 
 describe.skipIf(!HAS_CHROMIUM)('pay-in coordinates and stablecoins in the dashboard', { timeout: 120_000 }, () => {
   it('an account page shows its coordinates per rail and its held credits; the held pay-ins page lists them', async () => {

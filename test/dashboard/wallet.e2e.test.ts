@@ -1,41 +1,19 @@
-import { existsSync, rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDashboard } from '../helpers/dashboard-build.js';
-import { freePort } from '../helpers/built-processes.js';
-import type { Browser } from 'playwright-core';
-import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, useDashboard } from '../helpers/dashboard-build.js';
+import { type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { aWalletCustomer, otpLogin } from '../wallet/helpers.js';
 
 // The dashboard's embedded-wallet page (issue 28, anchor 28b) in headless Chromium against a real server:
 // a customer's wallet, credentials, sessions (revoked from the page) and delegated keys. Waits are for
 // selectors and states, never for durations.
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-const WAIT = 60_000;
-
+const dash = useDashboard({ platformName: 'Wallet Co' });
 let env: TestEnv;
 let p: TestPlatform;
-let browser: Browser | undefined;
 let origin: string;
-let outDir: string;
 
 beforeAll(async () => {
-  outDir = buildDashboard('svc-dashboard-wallet-');
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  env = await createTestEnv({ PUBLIC_BASE_URL: origin, DASHBOARD_DIR: outDir });
-  await env.app.listen({ port, host: '127.0.0.1' });
-  p = await env.platform({ name: 'Wallet Co' });
+  ({ env, p, origin } = dash);
   expect((await p.request({ method: 'PATCH', url: '/config', payload: { embeddedWalletConfig: { appName: 'Wallet Co' } } })).statusCode).toBe(200);
-  if (HAS_CHROMIUM) {
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-  }
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await env?.close();
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
 describe.skipIf(!HAS_CHROMIUM)('dashboard: a customer\'s embedded wallet', { timeout: 120_000 }, () => {
@@ -45,8 +23,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard: a customer\'s embedded wallet', { tim
     const login = await otpLogin(p, credentialId);
     const sessionId = login.second!.json().id as string;
 
-    const page = await (await browser!.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.setDefaultTimeout(WAIT);
+    const page = await dash.newPage();
     page.on('dialog', (d) => void d.accept());
     await page.goto(`${origin}/dashboard`);
     await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
