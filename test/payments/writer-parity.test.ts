@@ -352,8 +352,8 @@ describe('one writer per incoming payment', () => {
       transaction: { status: t.status, pendingReason: t.pendingReason, destination: t.destinationKind, settled: t.settledAt !== null },
       history: history.map((h) => `${h.event} ${h.fromStatus}->${h.toStatus}`),
       journals: journals.map((j) => ({ kind: j.kind, key: j.idempotencyKey.replace(t.id, 'T'), entries: entries.filter((e) => e.journalId === j.id).map((e) => `${name(e.account)} ${e.bucket} ${e.amount}`).sort() })),
-      // An event the writer's caller delivers in the flow is written relayed; the relay (not running here) leaves the others PENDING.
-      events: events.map((e) => `${e.type} ${(e.data as { status: string }).status} ${e.relayedAt ? 'relayed' : 'queued'}`),
+      // An event its writer's caller delivers in the flow has its attempt; the others wait for the webhook workers (not running here).
+      events: events.map((e) => `${e.type} ${(e.data as { status: string }).status}${e.attemptCount > 0 ? ' asked' : ''}`),
       record: record ? { state: record.state, resource: resourceKind(record.resourceId) } : null,
     };
   }
@@ -374,7 +374,7 @@ describe('one writer per incoming payment', () => {
       transaction: { status: 'COMPLETED', pendingReason: null, destination: 'INTERNAL', settled: true },
       history: ['execute PENDING->PROCESSING', 'complete PROCESSING->COMPLETED'],
       journals: [{ kind, key, entries: [`${from} SYSTEM -${amount}`, `internal AVAILABLE ${amount}`].sort() }],
-      events: ['INCOMING_PAYMENT.COMPLETED COMPLETED queued'],
+      events: ['INCOMING_PAYMENT.COMPLETED COMPLETED'],
       record,
     });
     expect(await incomingRows(s, pulled.json().id, 'pull')).toEqual(credited('TRANSFER_IN', 'T:pull', 'system:RAIL_CLEARING:ACH:USD', 700, byEffect('Transaction')));
@@ -396,18 +396,19 @@ describe('one writer per incoming payment', () => {
       hooks.script.push(202);
       const asked = await incoming(s, 2_600, 'asked');
       expect(asked).toMatchObject({ status: 'PENDING', pendingReason: 'PLATFORM_APPROVAL' });
-      const question = hooks.received.filter((r) => r.json?.type === 'INCOMING_PAYMENT.PENDING');
-      expect(question.map((r) => r.json.data)).toEqual([expect.objectContaining({ id: asked.id, status: 'PENDING', pendingReason: 'PLATFORM_APPROVAL', requestedReceiverCustomerInfoFields: [] })]);
+      const asks = hooks.received.filter((r) => r.json?.type === 'INCOMING_PAYMENT.PENDING');
+      expect(asks.map((r) => r.json.data)).toEqual([expect.objectContaining({ id: asked.id, status: 'PENDING', pendingReason: 'PLATFORM_APPROVAL', requestedReceiverCustomerInfoFields: [] })]);
       const waiting = {
         transaction: { status: 'PENDING', pendingReason: 'PLATFORM_APPROVAL', destination: 'EXTERNAL', settled: false },
         history: ['receive CREATED->PENDING'],
         journals: [],
-        events: ['INCOMING_PAYMENT.PENDING PENDING relayed'],
+        events: ['INCOMING_PAYMENT.PENDING PENDING asked'],
         record: answered('Transaction'),
       };
       expect(await incomingRows(s, asked.id, 'asked')).toEqual(waiting);
-      const pendingEvent = await env.deps.prisma.webhookEvent.findFirstOrThrow({ where: { platformId: s.p.platformId, type: 'INCOMING_PAYMENT.PENDING', resourceId: asked.id } });
-      expect(pendingEvent.deliveryStatus).toBe('DELIVERED');
+      // Written relayed: the relay never hands the question on; its one attempt is the in-flow delivery.
+      const question = await env.deps.prisma.webhookEvent.findFirstOrThrow({ where: { platformId: s.p.platformId, type: 'INCOMING_PAYMENT.PENDING', resourceId: asked.id } });
+      expect([question.relayedAt !== null, question.attemptCount, question.deliveryStatus]).toEqual([true, 1, 'DELIVERED']);
 
       const approved = await s.p.request({ method: 'POST', url: `/transactions/${asked.id}/approve`, payload: {} });
       expect(approved.statusCode, approved.body).toBe(200);
@@ -415,14 +416,14 @@ describe('one writer per incoming payment', () => {
         transaction: { status: 'PROCESSING', pendingReason: null, destination: 'EXTERNAL', settled: false },
         history: ['execute PENDING->PROCESSING'],
         journals: [],
-        events: ['INCOMING_PAYMENT.PENDING PENDING queued', 'INCOMING_PAYMENT.PROCESSING PROCESSING queued'],
+        events: ['INCOMING_PAYMENT.PENDING PENDING', 'INCOMING_PAYMENT.PROCESSING PROCESSING'],
         record: answered('Transaction'),
       };
       expect(await incomingRows(s, direct.id, 'direct')).toEqual(started);
       expect(await incomingRows(s, asked.id, 'asked')).toEqual({
         ...started,
         history: [...waiting.history, ...started.history],
-        events: [...waiting.events, 'INCOMING_PAYMENT.PROCESSING PROCESSING queued'],
+        events: [...waiting.events, 'INCOMING_PAYMENT.PROCESSING PROCESSING'],
       });
       // Nothing moved in the ledger yet: the money waits in clearing until the rail pays it out.
       expect(await balances(env, s.usd)).toEqual({ available: 100_000n, held: 0n });
