@@ -1,14 +1,11 @@
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { ConflictError } from '../../platform/errors.js';
-import { newId } from '../../platform/ids.js';
-import { toJson } from '../../platform/outbox.js';
-import { transition } from '../../platform/state-machine.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import { deliverInFlow } from '../webhooks/index.js';
 import { beginExecution } from './quotes.service.js';
-import { transactionStatus, transitionTransaction } from './transactions.repo.js';
-import { transactionResource } from './transactions.resource.js';
+import { insertIncoming } from './money-path.repo.js';
+import { transitionTransaction } from './transactions.repo.js';
 import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
@@ -30,9 +27,6 @@ import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 export const INCOMING_APPROVAL = 'PLATFORM_APPROVAL';
 
-/** The row of an incoming payment as receiveIncomingPayment built it, before its status. */
-export type IncomingRow = { id: string } & Record<string, unknown>;
-
 type Decision = { kind: 'APPROVE' } | { kind: 'WAIT' } | { kind: 'REJECT'; reason: string; failureReason: string | null };
 
 /** The platform's answer to the in-flow INCOMING_PAYMENT.PENDING, as REF's receiving-payments guide reads it. */
@@ -51,30 +45,24 @@ export function decisionOf(httpStatus: number | null, body: unknown): Decision {
 }
 
 /**
- * An incoming payment that waits for the platform: CREATED, `receive` → PENDING, and INCOMING_PAYMENT.PENDING
- * written already relayed (delivered below, not by the relay) — one database transaction — then the in-flow
- * delivery and its decision. Returns the transaction as decided (PENDING while the platform takes its time).
+ * An incoming payment that waits for the platform, written by the incoming payments' one writer (insertIncoming,
+ * money-path.repo.ts): arrived CREATED and moved by `receive` to PENDING (its history row), with
+ * INCOMING_PAYMENT.PENDING written already relayed (delivered below, not by the relay) — one statement, with the
+ * request's Idempotency-Key record — then the in-flow delivery and its decision. `arrived`: the payment's row
+ * (receiveIncomingPayment's). Returns the transaction as decided (PENDING while the platform takes its time).
  */
-export async function receiveWithApproval(ctx: Ctx, row: IncomingRow, requested: ReadonlyArray<{ name: string; mandatory: boolean }> = []): Promise<Transaction> {
+export async function receiveWithApproval(ctx: Ctx, arrived: Transaction, requested: ReadonlyArray<{ name: string; mandatory: boolean }> = []): Promise<Transaction> {
   const now = ctx.clock.now();
-  const { pending, eventId } = await ctx.db.$transaction(async (tx) => {
-    await tx.transaction.create({ data: { ...row, status: 'CREATED' } as never });
-    const pending = await transition(tx, ctx, transactionStatus, 'receive', row.id, {
-      from: 'CREATED',
-      set: { pendingReason: INCOMING_APPROVAL, approvalRequestedAt: now, updatedAt: now },
-    });
-    const data = { ...transactionResource(pending), requestedReceiverCustomerInfoFields: requested };
-    const event = await tx.webhookEvent.create({ data: { id: newId('Webhook'), type: 'INCOMING_PAYMENT.PENDING', data: toJson(data), relayedAt: now } as never });
-    return { pending, eventId: event.id };
-  });
-  const answer = await deliverInFlow(ctx, eventId, Math.min(ctx.config.WEBHOOK_TIMEOUT_MS, ctx.config.INCOMING_APPROVAL_WINDOW_MS));
+  const pending: Transaction = { ...arrived, status: 'PENDING', pendingReason: INCOMING_APPROVAL, approvalRequestedAt: now, updatedAt: now };
+  const [eventId] = await insertIncoming(ctx, { row: pending, moves: ['receive'], inFlow: { data: { requestedReceiverCustomerInfoFields: requested }, relayedAt: now } });
+  const answer = await deliverInFlow(ctx, eventId!, Math.min(ctx.config.WEBHOOK_TIMEOUT_MS, ctx.config.INCOMING_APPROVAL_WINDOW_MS));
   const decision = decisionOf(answer.httpStatus, answer.body);
   if (decision.kind === 'WAIT') return pending;
   // An answer slower than the window finds the payment already rejected by the sweep: the caller gets it as it is.
   const decided = decision.kind === 'APPROVE' ? approveIncoming(ctx, pending) : rejectIncoming(ctx, pending, decision.reason, decision.failureReason, true);
   return decided.catch(async (err) => {
     if ((err as { code?: string })?.code !== 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL') throw err;
-    return ctx.db.transaction.findFirstOrThrow({ where: { id: row.id } });
+    return ctx.db.transaction.findFirstOrThrow({ where: { id: pending.id } });
   });
 }
 

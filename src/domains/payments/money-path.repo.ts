@@ -12,8 +12,8 @@ import { claimCommitted, claimsInsertSql, takenError, type IdempotencyClaim } fr
 import type { Quote, Transaction } from '../../generated/prisma/client.js';
 import { InsufficientFundsError, journalsCtes, type Posting } from '../ledger/index.js';
 import { holdJournal, settleJournal, type PaymentJournal } from './payment-postings.js';
-import { insertedMovesCte, quoteStatus, refundStatus, transactionEventsCte, transactionStatus } from './transactions.repo.js';
-import { transactionLifecycle } from './transactions.model.js';
+import { insertedMovesCte, quoteStatus, refundStatus, transactionEventsCte, transactionStatus, type PaymentEvents } from './transactions.repo.js';
+import { transactionLifecycle, type TransactionEvent } from './transactions.model.js';
 
 /**
  * Issue 12: the money path in one statement each. A platform's prefunded payment (no SCA, no agent
@@ -178,8 +178,8 @@ export interface StartMove {
 
 /**
  * The one writer of a payment's start inside the caller's database transaction (with what else commits
- * with it: a consumed SCA challenge, an agent's counted usage, a recorded deposit, an incoming payment's
- * row): the same statement as startPendingPayment's — compare-and-set of the transaction and its quote
+ * with it: a consumed SCA challenge, an agent's counted usage, a recorded deposit, the platform's approval
+ * of an incoming payment): the same statement as startPendingPayment's — compare-and-set of the transaction and its quote
  * with their history rows, the <PREFIX>.PROCESSING event, the hold journal with its balance moves and
  * events — run on the transaction. Returns the started transaction.
  * Errors: 400 INSUFFICIENT_FUNDS; 409 INVALID_STATE_TRANSITION (a lost race or an illegal move: the caller maps it).
@@ -298,20 +298,87 @@ function startCtes(s: OneStatement, platformId: string, list: Array<{ started: {
 }
 
 /**
- * The one writer of an incoming payment credited at once (a UMA payment to a customer without a payout
- * account, a sandbox pull of POST /transfer-in): the transaction inserted COMPLETED with the history of
- * its moves (execute, complete), its credit journal with the balance moves and their events, then
- * INCOMING_PAYMENT.COMPLETED, and the request's Idempotency-Key record — one statement.
+ * How an incoming payment (it has no quote) is written when it arrives: its row inserted in the status it
+ * reached, the history rows of the moves that led there (as transition() writes them: insertedMovesCte), its
+ * events in order, and, when its money arrives at once, the credit journal with its balance moves and their events:
+ *   credited at once (a UMA credit, a sandbox pull, a collection)   COMPLETED   execute, complete   .COMPLETED             credit journal
+ *   paid out to the customer's UMA deposit account (worker submits)  PROCESSING  execute             .PENDING, .PROCESSING
+ *   waiting for its platform's approval (REF's handshake)            PENDING     receive             .PENDING, in the flow
+ *   refused on arrival (a collection on a FROZEN account)            FAILED      execute, fail       .FAILED
+ */
+export interface IncomingArrival {
+  row: Transaction;
+  moves: readonly TransactionEvent[];
+  /** The history rows' reason (a refusal's failure reason). */
+  reason?: string;
+  /** The states its events announce, in order; default the row's. */
+  eventStates?: Transaction[];
+  journal?: { key: string; kind: string; postings: Posting[] };
+  /** Its event is delivered by the caller, in the flow (PaymentEvents.inFlow). */
+  inFlow?: PaymentEvents['inFlow'];
+}
+
+/**
+ * The one writer of an incoming payment's arrival, on its own (autocommit) with the request's
+ * Idempotency-Key record — one statement. Returns the ids of its events, in order.
  * Errors: 409 CONFLICT (the Idempotency-Key was taken).
  */
-export async function insertCreditedIncoming(ctx: Ctx, t: Transaction, journal: { key: string; kind: string; postings: Posting[] }): Promise<Transaction> {
+export async function insertIncoming(ctx: Ctx, a: IncomingArrival): Promise<string[]> {
+  const { s, eventIds } = arrivalStatement(ctx, a);
+  await runClaimed(ctx, s, a.row.id, a.row);
+  return eventIds;
+}
+
+/** insertIncoming's statement in the caller's transaction (with what else commits with it: why a refused collection's money is held). */
+export async function insertIncomingIn(ctx: Ctx, tx: RawRunner, a: IncomingArrival): Promise<void> {
+  await runIn(arrivalStatement(ctx, a).s, tx);
+}
+
+function arrivalStatement(ctx: Ctx, a: IncomingArrival): { s: OneStatement; eventIds: string[] } {
+  const { row } = a;
   const s = new OneStatement();
-  s.insert('t', 'transactions', [t]);
-  insertedMovesCte(s, 'h', ctx.platformId, [{ machine: transactionStatus.machine, resourceId: t.id, events: ['execute', 'complete'], at: t.updatedAt }]);
-  journalsCtes(s, { platformId: ctx.platformId, at: t.updatedAt, prefix: 'credit', after: [], journals: [{ ...journal, referenceId: t.id }] });
-  transactionEventsCte(s, ctx.platformId, [t]);
-  await runClaimed(ctx, s, t.id, t);
-  return t;
+  s.insert('t', 'transactions', [row]);
+  insertedMovesCte(s, 'h', ctx.platformId, [{ machine: transactionStatus.machine, resourceId: row.id, events: a.moves, at: row.updatedAt, reason: a.reason ?? null }]);
+  if (a.journal) journalsCtes(s, { platformId: ctx.platformId, at: row.updatedAt, prefix: 'credit', after: [], journals: [{ ...a.journal, referenceId: row.id }] });
+  const eventIds = transactionEventsCte(s, ctx.platformId, a.eventStates ?? [row], a.inFlow ? { inFlow: a.inFlow } : {});
+  return { s, eventIds };
+}
+
+/** Why an agent's payment waits (A17), as its transaction's pendingReason says. */
+const AWAITING_PLATFORM = 'PLATFORM_APPROVAL';
+
+/**
+ * The one writer of an agent's payment that waits for its platform's approval (A17: above the agent's approval
+ * threshold), in the caller's transaction (with the agent's counted usage and its action): the transaction, still
+ * PENDING and not waiting yet, takes the agent's fields and pendingReason PLATFORM_APPROVAL (no status move, so no
+ * history row), its quote stays valid for the approval window (`windowMs`) from `requestedAt` (when the usage was
+ * counted), and OUTGOING_PAYMENT.PENDING announces it — one statement. Nothing is held until the approval starts
+ * it (startPaymentIn). Errors: 409 QUOTE_NOT_PENDING (executed meanwhile, or waiting already).
+ */
+export async function awaitApprovalIn(ctx: Ctx, tx: RawRunner, t: Transaction, wait: { agentId: string; agentCountedAmount: bigint; requestedAt: Date; windowMs: number }): Promise<Transaction> {
+  const now = wait.requestedAt;
+  const waiting: Transaction = { ...t, agentId: wait.agentId, agentCountedAmount: wait.agentCountedAmount, pendingReason: AWAITING_PLATFORM, approvalRequestedAt: now, updatedAt: now };
+  const s = new OneStatement();
+  const [platform, at] = [s.param(ctx.platformId), s.param(now)];
+  s.with(
+    'wait',
+    `UPDATE "transactions" SET "agent_id" = ${s.param(wait.agentId)}::text, "agent_counted_amount" = ${s.param(wait.agentCountedAmount)}::bigint,
+            "pending_reason" = ${s.param(AWAITING_PLATFORM)}::text, "approval_requested_at" = ${at}::timestamptz, "updated_at" = ${at}::timestamptz
+      WHERE "platform_id" = ${platform}::text AND "id" = ${s.param(t.id)}::text AND "status" = 'PENDING' AND "pending_reason" IS NULL RETURNING 1`,
+  );
+  s.require('wait', 1, 'QUOTE_NOT_PENDING');
+  if (t.quoteId) {
+    s.with('wait_quote', `UPDATE "quotes" SET "expires_at" = ${s.param(new Date(now.getTime() + wait.windowMs))}::timestamptz, "updated_at" = ${at}::timestamptz
+      WHERE "platform_id" = ${platform}::text AND "id" = ${s.param(t.quoteId)}::text AND EXISTS (SELECT 1 FROM "wait") RETURNING 1`);
+  }
+  transactionEventsCte(s, ctx.platformId, [waiting]);
+  try {
+    await runIn(s, tx);
+  } catch (err) {
+    if (err instanceof OneStatementRefused && err.code === 'QUOTE_NOT_PENDING') throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
+    throw err;
+  }
+  return waiting;
 }
 
 /** The rail's answer to a submission, stored with the settlement when it completed at once. */
@@ -459,7 +526,7 @@ export async function completeRefund(ctx: Ctx, t: Transaction, journal: PaymentJ
   s.require('rf', 1, 'REFUND_NOT_PENDING');
   journalsCtes(s, { platformId: ctx.platformId, at: now, prefix: 'refund', after: ['rf'], journals: [journal] });
   const refunded: Transaction = { ...t, refundStatus: 'COMPLETED', refundSettledAt: now, updatedAt: now };
-  transactionEventsCte(s, ctx.platformId, [refunded], (r) => `REFUND_${r.refundStatus}`);
+  transactionEventsCte(s, ctx.platformId, [refunded], { status: (r) => `REFUND_${r.refundStatus}` });
   try {
     await s.run(poolOf(ctx.prisma));
     return true;

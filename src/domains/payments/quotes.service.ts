@@ -5,7 +5,6 @@ import { poolOf, type TenantTx } from '../../platform/db.js';
 import { rowById } from '../../platform/raw-rows.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { recordEvent } from '../../platform/outbox.js';
 import { getConfig } from '../platforms/index.js';
 import { noteIdempotentResource } from '../../platform/idempotency.js';
 import { visibleToCaller } from '../../platform/agent-scope.js';
@@ -17,9 +16,8 @@ import { FxRateUnavailableError } from '../../adapters/fx/port.js';
 import { assertEndUserTermsAccepted } from '../customers/index.js';
 import { assertScaFactorServed } from './quotes.sca-factor.js';
 import { railChoice } from './ref-reads.js';
-import { transactionResource } from './transactions.resource.js';
 import { enqueueSubmit } from './transactions.jobs.js';
-import { insertPendingQuote, insertPendingQuoteIn, insertStartedPayment, startPaymentIn, startPendingPayment } from './money-path.repo.js';
+import { awaitApprovalIn, insertPendingQuote, insertPendingQuoteIn, insertStartedPayment, startPaymentIn, startPendingPayment } from './money-path.repo.js';
 import type { StatementPart } from '../../platform/one-statement.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { admitAgentExecution, announcePendingAction, assertWithinTransactionLimit, toPolicyAmount } from '../agents/index.js';
@@ -354,14 +352,8 @@ async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: Age
   const admitted = await admitAgentExecution(ctx, tx, agent, t, agentAmount!, now); // issue 26: usage counted, AgentAction recorded
   const agentFields = { agentId: agent.agentId, agentCountedAmount: agentAmount! };
   if (admitted.needsApproval) {
-    const moved = await tx.transaction.updateMany({
-      where: { id: t.id, status: 'PENDING', pendingReason: null },
-      data: { ...agentFields, pendingReason: 'PLATFORM_APPROVAL', approvalRequestedAt: now, updatedAt: now },
-    });
-    if (moved.count !== 1) throw new ConflictError('QUOTE_NOT_PENDING', 'The quote was already executed.');
-    await tx.quote.updateMany({ where: { id: t.quoteId! }, data: { expiresAt: new Date(now.getTime() + ctx.config.AGENT_APPROVAL_WINDOW_SECONDS * 1000), updatedAt: now } });
-    // Announced as a PENDING transaction carrying pendingReason PLATFORM_APPROVAL.
-    await recordEvent(tx, 'OUTGOING_PAYMENT.PENDING', transactionResource(await tx.transaction.findFirstOrThrow({ where: { id: t.id } })));
+    // Announced as a PENDING transaction carrying pendingReason PLATFORM_APPROVAL (money-path.repo.ts, the payments' writer).
+    await awaitApprovalIn(ctx, tx, t, { ...agentFields, requestedAt: now, windowMs: ctx.config.AGENT_APPROVAL_WINDOW_SECONDS * 1000 });
     await announcePendingAction(tx, admitted.action, t.platformCustomerId, quoteResource(await tx.quote.findFirstOrThrow({ where: { id: t.quoteId! } }))); // issue 26
     return 'AWAITING_APPROVAL';
   }
@@ -375,7 +367,8 @@ async function startExecution(ctx: Ctx, tx: TenantTx, t: Transaction, agent: Age
  *   FUNDING    the exact deposit of a real-time funded quote (src/domains/funding)
  *   AUTHORIZE  POST /quotes/{id}/authorize with a verified SCA code (authorizeQuote)
  *   APPROVAL   POST /transactions/{id}/approve: the platform approves an agent's payment
- *   INCOMING   an incoming payment paid out to the customer's deposit account (src/domains/uma)
+ *   INCOMING   the platform's approval of an incoming payment that waited for it (REF's handshake, incoming-approval.ts);
+ *              one that needs no approval is written already started (transactions.incoming.ts, insertIncoming)
  * An agent's EXECUTE or FUNDING (`agent`, with `agentAmount` in its policy currency) follows its policy. A platform's
  * EXECUTE of a prefunded quote without SCA has its one-statement form (money-path.repo.ts: the same transition, hold,
  * history and events in one SQL statement), which createQuote and executeQuote take first.

@@ -4,6 +4,7 @@ import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
 import { keysPlannedAsOne } from '../../platform/sql/planner.js';
 import { runBatch } from '../../platform/coalesce.js';
+import { invariant } from '../../platform/errors.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import type { Posting } from '../ledger/index.js';
 import { railFor } from '../../adapters/rails/registry.js';
@@ -125,11 +126,11 @@ async function settleCompleted(deps: AppDeps, batch: Batch): Promise<void> {
 }
 
 /**
- * pollPayment for many payments at once (issue 24: the payments worker's poll and reconcile jobs it holds
- * at once, gathered by its coalescer in transactions.jobs.ts), with the same outcome per payment: one read
- * of their rows, the rails' answers (one call for the lot when the adapter takes batches:
- * getPayoutStatuses), and the PROCESSING payments the rail now reports COMPLETED settled together, one
- * statement per platform (settlePayments). A payment still PENDING needs no write. Anything off the common
+ * pollPayment for many payments of one platform at once (issue 24: the payments worker's poll and reconcile
+ * jobs it holds at once, gathered per platform by its coalescer in transactions.jobs.ts), with the same outcome
+ * per payment: one read of their rows, the rails' answers (one call for the lot when the adapter takes batches:
+ * getPayoutStatuses), and the PROCESSING payments the rail now reports COMPLETED settled together in one
+ * statement (settlePayments). A payment still PENDING needs no write. Anything off the common
  * path — not PROCESSING with a rail reference (a completed payment watched for a bank return, one moved
  * on), a rail that does not know it or reports it failed or returned, a call that threw — goes through
  * pollPayment on its own (the rail asked again: asking is idempotent), where each case is handled as it
@@ -164,18 +165,14 @@ export async function pollPayments(deps: AppDeps, items: ReadonlyArray<{ platfor
   return Promise.all(items.map((i) => (batch.outcomes.get(i.transactionId) ?? pollPayment(deps, i.platformId, i.transactionId)).catch(asError)));
 }
 
-/** The listed payments' rows: one statement per platform present, each naming it with a plain `platform_id = $1` (issue 29). */
+/** The listed payments' rows, of ONE platform (the worker's poll batches are keyed by platform): one statement naming it with a plain `platform_id = $1` (issue 29). */
 async function loadPolled(deps: AppDeps, items: ReadonlyArray<{ platformId: string; transactionId: string }>): Promise<Transaction[]> {
-  const byPlatform = groupBy(items, (i) => i.platformId);
-  const reads = [...byPlatform].map(async ([platformId, its]) =>
-    modelRows<Transaction>(
-      await query(poolOf(deps.prisma), `SELECT t.* FROM transactions t WHERE t.platform_id = $1 AND t.id = ANY(${keysPlannedAsOne('$2::text[]')})`, [
-        platformId,
-        its.map((i) => i.transactionId),
-      ]),
-    ),
+  if (items.length === 0) return [];
+  const platformId = items[0]!.platformId;
+  invariant(items.every((i) => i.platformId === platformId), 'a poll batch is one platform\'s');
+  return modelRows<Transaction>(
+    await query(poolOf(deps.prisma), `SELECT t.* FROM transactions t WHERE t.platform_id = $1 AND t.id = ANY(${keysPlannedAsOne('$2::text[]')})`, [platformId, items.map((i) => i.transactionId)]),
   );
-  return (await Promise.all(reads)).flat();
 }
 
 /** The rails' answers about `ts`, in their order: one call per adapter that takes batches (getPayoutStatuses), else one call each. */

@@ -1,17 +1,14 @@
 import type { Ctx } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
 import { noteIdempotentResource, withoutClaim } from '../../platform/idempotency.js';
-import { recordEvent } from '../../platform/outbox.js';
 import type { Customer, Transaction } from '../../generated/prisma/client.js';
 import { openInternalAccounts, systemAccount, type Posting } from '../ledger/index.js';
 import { getDefaultUmaDepositAccount } from '../external-accounts/index.js';
 import { defaultPaymentRail } from '../fees/index.js';
-import { beginExecution } from './quotes.service.js';
-import { insertCreditedIncoming } from './money-path.repo.js';
-import { transactionResource } from './transactions.resource.js';
-import { insertedMovesCte, transactionEventsCte, transactionStatus } from './transactions.repo.js';
-import { OneStatement, runIn } from '../../platform/one-statement.js';
+import { insertIncoming, insertIncomingIn } from './money-path.repo.js';
+import { enqueueSubmit } from './transactions.jobs.js';
 import type { TenantTx } from '../../platform/db.js';
+import { beforeMovement } from './quotes.limits.js'; // hook:25b
 import { receiveWithApproval } from './incoming-approval.js'; // hook:25c
 import { incomingApprovalOn } from '../platforms/index.js'; // hook:25c
 
@@ -39,10 +36,10 @@ function incomingCreditPostings(clearing: string, internalAccountId: string, cur
 /**
  * An incoming payment (spec ExternalAccount `defaultUmaDepositAccount`): paid out to the customer's
  * default UMA deposit account when it has one that is ACTIVE and in the payment's currency — an
- * INCOMING transaction that goes PENDING → PROCESSING → COMPLETED through that account's rail (its
- * execution begun by `beginExecution`), and whose failure credits the internal account instead — else
- * credited at once to the customer's internal account in that currency (opened if missing):
- * INTERNAL_ACCOUNT.BALANCE_UPDATED and INCOMING_PAYMENT.COMPLETED.
+ * INCOMING transaction that goes PENDING → PROCESSING → COMPLETED through that account's rail, and whose
+ * failure credits the internal account instead — else credited at once to the customer's internal account
+ * in that currency (opened if missing): INTERNAL_ACCOUNT.BALANCE_UPDATED and INCOMING_PAYMENT.COMPLETED.
+ * Every way is written by the incoming payments' one writer (money-path.repo.ts insertIncoming).
  */
 export async function receiveIncomingPayment(ctx: Ctx, p: IncomingPayment): Promise<Transaction> {
   const { customer } = p;
@@ -53,11 +50,9 @@ export async function receiveIncomingPayment(ctx: Ctx, p: IncomingPayment): Prom
   const external = await getDefaultUmaDepositAccount(ctx, customer.id, p.currency);
   const id = newId('Transaction');
   noteIdempotentResource(ctx, id);
-  const now = ctx.clock.now();
-  const common = {
+  const f: IncomingFields = {
     id,
-    type: 'INCOMING',
-    direction: 'CREDIT',
+    platformId: ctx.platformId,
     customerId: customer.id,
     platformCustomerId: customer.platformCustomerId,
     sourceAccountId: clearing,
@@ -66,46 +61,28 @@ export async function receiveIncomingPayment(ctx: Ctx, p: IncomingPayment): Prom
     sendingCurrency: p.currency,
     receivedAmount: p.amount,
     receivingCurrency: p.currency,
-    exchangeRate: '1',
-    fees: 0n,
-    platformFees: 0n,
-    serviceFees: 0n,
     description: p.description ?? null,
-    counterpartyInformation: p.counterpartyInformation ?? undefined,
-    createdAt: now,
-    updatedAt: now,
+    counterpartyInformation: (p.counterpartyInformation ?? null) as Transaction['counterpartyInformation'],
+    createdAt: ctx.clock.now(),
+    ...destinationFields(external, internal.id, p.currency),
   };
-  if (await approvalFirst(ctx)) return receiveWithApproval(ctx, { ...common, ...destinationFields(external, internal.id, p.currency) }, p.requestedReceiverCustomerInfoFields); // hook:25c
-  if (external) {
-    const rail = external.paymentRails[0] ?? defaultPaymentRail(external.currency);
-    const { t, execution } = await ctx.db.$transaction(async (tx) => {
-      const created = await tx.transaction.create({
-        data: {
-          ...common,
-          status: 'PENDING',
-          destinationKind: 'EXTERNAL',
-          destinationAccountId: external.id,
-          destination: { destinationType: 'ACCOUNT', accountId: external.id, currency: external.currency, paymentRail: rail },
-          paymentRail: rail,
-          identifierLast3: external.identifierLast3,
-        } as never,
-      });
-      await recordEvent(tx, 'INCOMING_PAYMENT.PENDING', transactionResource(created));
-      const execution = await beginExecution(ctx, tx, created, { by: 'INCOMING' });
-      return { t: await tx.transaction.findFirstOrThrow({ where: { id } }), execution };
-    });
-    await execution.afterCommit();
-    return t;
-  }
-  const credited = {
-    ...common,
-    destinationAccountId: internal.id,
-    destination: { destinationType: 'ACCOUNT', accountId: internal.id, currency: p.currency },
-    paymentRail: null,
-    identifierLast3: null,
-    counterpartyInformation: p.counterpartyInformation ?? null,
-  };
-  return creditIncomingPayment(ctx, credited, { key: `${id}:settle`, kind: 'UMA_INCOMING', postings: incomingCreditPostings(clearing, internal.id, p.currency, p.amount) });
+  if (await approvalFirst(ctx)) return receiveWithApproval(ctx, incomingRow(f, 'PENDING'), p.requestedReceiverCustomerInfoFields); // hook:25c
+  if (external) return payOutIncoming(ctx, f);
+  return creditIncomingPayment(ctx, f, { key: `${id}:settle`, kind: 'UMA_INCOMING', postings: incomingCreditPostings(clearing, internal.id, p.currency, p.amount) });
+}
+
+/**
+ * An incoming payment paid out to the customer's default UMA deposit account: written already started (PROCESSING,
+ * with its `execute` history, INCOMING_PAYMENT.PENDING and .PROCESSING; its money waits in clearing, nothing is
+ * held), then queued for its rail's submission. Errors: 400 INVALID_INPUT (an account that cannot take it).
+ */
+async function payOutIncoming(ctx: Ctx, f: IncomingFields): Promise<Transaction> {
+  const pending = incomingRow(f, 'PENDING');
+  await beforeMovement(ctx, pending); // hook:25b
+  const started: Transaction = { ...pending, status: 'PROCESSING' };
+  await insertIncoming(ctx, { row: started, moves: ['execute'], eventStates: [pending, started] });
+  await enqueueSubmit(ctx, { platformId: ctx.platformId, transactionId: started.id });
+  return started;
 }
 
 /** Issue 25 (25c): the platform decides first (REF's handshake) when it chose so and has an endpoint to ask. */
@@ -123,48 +100,48 @@ function destinationFields(external: { id: string; currency: string; paymentRail
 
 /**
  * An incoming payment credited at once to an internal account: its transaction COMPLETED, with history,
- * journal and events, written by insertCreditedIncoming (money-path.repo.ts) — the UMA credit above and
+ * journal and events, written by insertIncoming (money-path.repo.ts) — the UMA credit above and
  * POST /transfer-in's sandbox pull alike. Errors: 409 CONFLICT (the Idempotency-Key was taken).
  */
-export async function creditIncomingPayment(ctx: Ctx, f: Omit<CreditedFields, 'platformId'>, journal: { key: string; kind: string; postings: Posting[] }): Promise<Transaction> {
+export async function creditIncomingPayment(ctx: Ctx, f: Omit<IncomingFields, 'platformId'>, journal: { key: string; kind: string; postings: Posting[] }): Promise<Transaction> {
   noteIdempotentResource(ctx, f.id);
-  return insertCreditedIncoming(ctx, creditedIncomingRow({ ...f, platformId: ctx.platformId }), journal);
-}
-
-/**
- * The one writer of an incoming payment that arrived but could not be credited (REF
- * IncomingTransactionFailureReason; COLLECTION_FAILED: a credit on pay-in coordinates of a FROZEN or CLOSED
- * account, src/domains/collection): the transaction inserted FAILED with the history of its moves (execute,
- * fail) and INCOMING_PAYMENT.FAILED, in the caller's transaction (which records why the money is held). No
- * money moves: the collection provider keeps the funds until they are released or returned.
- */
-export async function recordFailedIncoming(ctx: Ctx, tx: TenantTx, f: Omit<CreditedFields, 'platformId'>, failureReason: string): Promise<Transaction> {
-  const row: Transaction = { ...creditedIncomingRow({ ...f, platformId: ctx.platformId }), status: 'FAILED', failureReason, settledAt: null };
-  const s = new OneStatement();
-  s.insert('t', 'transactions', [row]);
-  insertedMovesCte(s, 'h', ctx.platformId, [{ machine: transactionStatus.machine, resourceId: row.id, events: ['execute', 'fail'], at: row.createdAt, reason: failureReason }]);
-  transactionEventsCte(s, ctx.platformId, [row]);
-  await runIn(s, tx);
+  const row = incomingRow({ ...f, platformId: ctx.platformId }, 'COMPLETED');
+  await insertIncoming(ctx, { row, moves: ['execute', 'complete'], journal });
   return row;
 }
 
-type CreditedFields = Pick<Transaction, 'id' | 'platformId' | 'customerId' | 'platformCustomerId' | 'sourceAccountId' | 'destinationAccountId' | 'paymentRail' | 'identifierLast3' | 'sentAmount' | 'sendingCurrency' | 'receivedAmount' | 'receivingCurrency' | 'createdAt'> &
-  Partial<Pick<Transaction, 'description' | 'counterpartyInformation'>> & { source: object; destination: object };
+/**
+ * An incoming payment that arrived but could not be credited (REF IncomingTransactionFailureReason;
+ * COLLECTION_FAILED: a credit on pay-in coordinates of a FROZEN or CLOSED account, src/domains/collection):
+ * written FAILED by insertIncoming (history execute, fail; INCOMING_PAYMENT.FAILED), in the caller's transaction
+ * (which records why the money is held). No money moves: the collection provider keeps the funds until they are
+ * released or returned.
+ */
+export async function recordFailedIncoming(ctx: Ctx, tx: TenantTx, f: Omit<IncomingFields, 'platformId'>, failureReason: string): Promise<Transaction> {
+  const row: Transaction = { ...incomingRow({ ...f, platformId: ctx.platformId }, 'FAILED'), failureReason };
+  await insertIncomingIn(ctx, tx, { row, moves: ['execute', 'fail'], reason: failureReason });
+  return row;
+}
 
-/** The row of an INCOMING payment credited at once to an internal account (COMPLETED), as the database holds it. */
-export function creditedIncomingRow(f: CreditedFields): Transaction {
+/** What an incoming payment's row is made of; `destinationKind` INTERNAL unless given. */
+type IncomingFields = Pick<Transaction, 'id' | 'platformId' | 'customerId' | 'platformCustomerId' | 'sourceAccountId' | 'destinationAccountId' | 'paymentRail' | 'identifierLast3' | 'sentAmount' | 'sendingCurrency' | 'receivedAmount' | 'receivingCurrency' | 'createdAt'> &
+  Partial<Pick<Transaction, 'description' | 'counterpartyInformation' | 'destinationKind'>> & { source: object; destination: object };
+
+/** The row of an INCOMING payment arrived in `status` (settled when COMPLETED), as the database holds it. */
+function incomingRow(f: IncomingFields, status: 'PENDING' | 'COMPLETED' | 'FAILED'): Transaction {
   const at = f.createdAt;
   return {
     id: f.id, platformId: f.platformId, quoteId: null, customerId: f.customerId, platformCustomerId: f.platformCustomerId,
-    status: 'COMPLETED', type: 'INCOMING', direction: 'CREDIT', sourceAccountId: f.sourceAccountId, source: f.source as Transaction['source'],
-    destination: f.destination as Transaction['destination'], destinationKind: 'INTERNAL', destinationAccountId: f.destinationAccountId,
+    status, type: 'INCOMING', direction: 'CREDIT', sourceAccountId: f.sourceAccountId, source: f.source as Transaction['source'],
+    destination: f.destination as Transaction['destination'], destinationKind: f.destinationKind ?? 'INTERNAL', destinationAccountId: f.destinationAccountId,
     identifierLast3: f.identifierLast3, paymentRail: f.paymentRail, sentAmount: f.sentAmount, sendingCurrency: f.sendingCurrency,
     receivedAmount: f.receivedAmount, receivingCurrency: f.receivingCurrency, exchangeRate: '1', fees: 0n, platformFees: 0n, serviceFees: 0n,
     description: f.description ?? null, remittanceInformation: null, purposeOfPayment: null, failureReason: null, railReference: null,
-    submittedAt: null, reconcileAfter: null, settledAt: at, refundStatus: null, refundReference: null, refundReason: null,
+    submittedAt: null, reconcileAfter: null, settledAt: status === 'COMPLETED' ? at : null, refundStatus: null, refundReference: null, refundReason: null,
     refundInitiatedAt: null, refundSettledAt: null, agentId: null, pendingReason: null, approvalRequestedAt: null, agentCountedAmount: null,
     counterpartyInformation: (f.counterpartyInformation ?? null) as Transaction['counterpartyInformation'], platformFixedFee: null,
     platformVariableFeeBps: null, platformVariableFee: null, serviceFixedFee: null, serviceVariableFeeBps: null, serviceVariableFee: null,
-    counterpartyFixedFee: null, counterpartyMultiplier: null, sendingMultiplier: null, paymentInstructions: null, createdAt: at, updatedAt: at,
-  } as Transaction;
+    counterpartyFixedFee: null, counterpartyMultiplier: null, sendingMultiplier: null, paymentInstructions: null, railSelectionMode: null,
+    settlementTimelineSeconds: null, receiptDeliveryConfirmedAt: null, createdAt: at, updatedAt: at,
+  };
 }

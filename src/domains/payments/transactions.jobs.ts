@@ -6,6 +6,7 @@ import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import { perPlatformGroup } from '../../platform/platform-groups.js';
 import { randomUUID } from 'node:crypto';
 import { coalescer, type Coalescer } from '../../platform/coalesce.js';
+import { invariant } from '../../platform/errors.js';
 import { applyPayoutReport, refundPayment, type StepOutcome } from './settlement.service.js';
 import { pollPayments, submitPayments } from './settlement.batches.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
@@ -127,18 +128,16 @@ interface Scheduled {
 }
 
 /**
- * scheduleNext for a batch of steps (issue 24: the worker's submission and poll batches): one read of
- * their rows, one compare-and-set of their schedule tokens (each moved only from the value its job
+ * scheduleNext for a batch of steps of ONE platform (issue 24: the worker's submission and poll batches, which
+ * its coalescers key by platform; issue 29: each statement names the platform with a plain `platform_id = $n`):
+ * one read of their rows, one compare-and-set of their schedule tokens (each moved only from the value its job
  * holds), the refunds queued, and the polls of the moved ones queued in one call to Redis.
  */
 async function scheduleMany(deps: AppDeps, steps: readonly Scheduled[]): Promise<void> {
-  const byPlatform = new Map<string, Scheduled[]>();
-  for (const s of steps) if (s.outcome.next !== 'SKIP') byPlatform.set(s.data.platformId, [...(byPlatform.get(s.data.platformId) ?? []), s]);
-  for (const [platformId, live] of byPlatform) await schedulePlatform(deps, platformId, live);
-}
-
-/** scheduleMany for one platform's steps (issue 29: each statement names its platform with a plain `platform_id = $n`). */
-async function schedulePlatform(deps: AppDeps, platformId: string, live: readonly Scheduled[]): Promise<void> {
+  const live = steps.filter((s) => s.outcome.next !== 'SKIP');
+  if (live.length === 0) return;
+  const platformId = live[0]!.data.platformId;
+  invariant(live.every((s) => s.data.platformId === platformId), 'a batch of steps is one platform\'s');
   const rows = await scheduleRows(deps, platformId, live.map((s) => s.data.transactionId));
   const now = deps.clock.now();
   const moves: Array<{ s: Scheduled; from: Date | null; to: Date | null; poll?: { delay: number } }> = [];

@@ -92,7 +92,7 @@ async function moveOne(ctx: Ctx, tx: TenantTx, t: Transaction, m: OneMove): Prom
   const s = new OneStatement();
   transitionCtes(s, ctx, m.binding as typeof transactionStatus, m.event as TransactionEvent, t.id, { name: 'mv', set: m.set as never, reason: m.reason ?? null, ...(m.where ? { where: m.where } : {}) });
   if (m.quote) transitionCtes(s, ctx, quoteStatus, m.event as TransactionEvent, m.quote.id, { name: 'qu', set: m.quote.set as never, where: Prisma.sql`EXISTS (SELECT 1 FROM "mv")` });
-  transactionEventsCte(s, ctx.platformId, [m.moved], m.eventStatus, 'EXISTS (SELECT 1 FROM "mv")');
+  transactionEventsCte(s, ctx.platformId, [m.moved], { ...(m.eventStatus ? { status: m.eventStatus } : {}), when: 'EXISTS (SELECT 1 FROM "mv")' });
   const [r] = await runIn<{ moved: number; quotes: number }>(s, tx, `(SELECT count(*) FROM "mv")::int AS moved, ${m.quote ? '(SELECT count(*) FROM "qu")::int' : '1'} AS quotes`);
   if (r!.moved === 0) {
     const now = await tx.transaction.findFirst({ where: { id: t.id }, select: { status: true, refundStatus: true } });
@@ -106,15 +106,33 @@ async function moveOne(ctx: Ctx, tx: TenantTx, t: Transaction, m: OneMove): Prom
   return m.moved;
 }
 
+/** How transactionEventsCte writes a payment's events. */
+export interface PaymentEvents {
+  /** The status an event names (default the row's; REFUND_<STATUS> for the refund's). */
+  status?: (t: Transaction) => string;
+  /** SQL over earlier CTEs: the events are written only if it holds. */
+  when?: string;
+  /**
+   * Events the writer's caller delivers itself, in the flow (an incoming payment's question to its platform,
+   * incoming-approval.ts): their payload's further fields, and written already relayed (the relay skips them).
+   */
+  inFlow?: { data: Record<string, unknown>; relayedAt: Date };
+}
+
 /**
- * CTE `tev`: the events of a payment's states, one per state in `states`, in order: <PREFIX>.<STATUS> by
- * default (`status`: REFUND_<STATUS> for the refund's). With `when` (SQL over earlier CTEs), written only if it holds.
- * The one definition of a payment's status events, for every writer of the payments domain.
+ * CTE `tev`: the events of a payment's states, one per state in `states`, in order: <PREFIX>.<STATUS>.
+ * The one definition of a payment's status events, for every writer of the payments domain. Returns the
+ * events' ids, in order.
  */
-export function transactionEventsCte(s: OneStatement, platformId: string, states: Transaction[], status = (t: Transaction): string => t.status, when?: string): void {
-  const rows = states.map((state) => ({ id: newId('Webhook'), platformId, type: `${eventPrefix(state)}.${status(state)}`, data: new JsonText(jsonText(transactionResource(state))) }));
-  if (when) s.insertIf('tev', 'webhook_events', rows, when);
-  else s.insert('tev', 'webhook_events', rows);
+export function transactionEventsCte(s: OneStatement, platformId: string, states: Transaction[], o: PaymentEvents = {}): string[] {
+  const status = o.status ?? ((t: Transaction) => t.status);
+  const { inFlow } = o;
+  const data = inFlow ? (t: Transaction) => ({ ...transactionResource(t), ...inFlow.data }) : transactionResource;
+  const rows = states.map((state) => ({ id: newId('Webhook'), platformId, type: `${eventPrefix(state)}.${status(state)}`, data: new JsonText(jsonText(data(state))) }));
+  const written = inFlow ? rows.map((r) => ({ ...r, relayedAt: inFlow.relayedAt })) : rows;
+  if (o.when) s.insertIf('tev', 'webhook_events', written, o.when);
+  else s.insert('tev', 'webhook_events', written);
+  return rows.map((r) => r.id);
 }
 
 /**
