@@ -345,7 +345,7 @@ async function measure(w: World, label: string, payOffset: number): Promise<Meas
 /**
  * Copy k's id of `old`: the same UUIDv7 with its timestamp `shift` ms earlier (so ids still sort by
  * creation; the 74 random bits kept make every copy's id distinct). One expression, so Postgres
- * inlines it.
+ * inlines it. Ids stored as `uuid` (journals, entries, status changes: 30c) have no type prefix.
  */
 const REMAP_FN = `
 CREATE FUNCTION pg_temp.remap_ts(u text, shift bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
@@ -353,7 +353,9 @@ CREATE FUNCTION pg_temp.remap_ts(u text, shift bigint) RETURNS text LANGUAGE sql
 CREATE FUNCTION pg_temp.remap(old text, shift bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
   $$ SELECT CASE WHEN position(':' in old) = 0 THEN old ELSE
        split_part(old, ':', 1) || ':' || substr(pg_temp.remap_ts(split_part(old, ':', 2), shift), 1, 8) || '-'
-       || substr(pg_temp.remap_ts(split_part(old, ':', 2), shift), 9, 4) || substr(split_part(old, ':', 2), 14) END $$;`;
+       || substr(pg_temp.remap_ts(split_part(old, ':', 2), shift), 9, 4) || substr(split_part(old, ':', 2), 14) END $$;
+CREATE FUNCTION pg_temp.remap(old uuid, shift bigint) RETURNS uuid LANGUAGE sql IMMUTABLE AS
+  $$ SELECT (substr(pg_temp.remap_ts(old::text, shift), 1, 8) || '-' || substr(pg_temp.remap_ts(old::text, shift), 9, 4) || substr(old::text, 14))::uuid $$;`;
 
 /** Secondary indexes of the copied tables: dropped during the copy, rebuilt after (a bulk build is far cheaper). */
 const GROWN = ['transactions', 'quotes', 'ledger_journals', 'ledger_entries', 'status_changes', 'webhook_events'];
