@@ -433,13 +433,16 @@ function copySql(table: string, columns: Array<{ name: string; type: string }>):
     // Copies older than the retention window are written as the retention job leaves them.
     'webhook_events.data': `CASE WHEN ${pruned} THEN (SELECT ${PRUNED_PAYLOAD_SQL} FROM (SELECT ${eventData} AS data) d) ELSE ${eventData} END`,
     'webhook_events.pruned_at': `CASE WHEN ${pruned} THEN now() END`,
+    // PRUNED_COLUMNS_SQL (retention.ts): a cut-down event keeps neither.
+    'webhook_events.last_error': `CASE WHEN ${pruned} THEN NULL ELSE last_error END`,
+    'webhook_events.retry_window_started_at': `CASE WHEN ${pruned} THEN NULL ELSE retry_window_started_at - ${s} END`,
+    // The insert trigger takes it from data.id, which a cut-down payload no longer has (30c).
+    'webhook_events.resource_id': r("data ->> 'id'"),
   };
-  // resource_id of events is set by their insert trigger.
-  const cols = columns.filter((c) => !(table === 'webhook_events' && c.name === 'resource_id'));
   const expr = (c: { name: string; type: string }) =>
     special[`${table}.${c.name}`] ?? (REMAPPED[table]!.includes(c.name) ? r(c.name) : c.type.startsWith('timestamp') ? `${c.name} - ${s}` : c.name);
-  return `INSERT INTO ${table} (${cols.map((c) => c.name).join(', ')})
-    SELECT ${cols.map(expr).join(', ')}
+  return `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')})
+    SELECT ${columns.map(expr).join(', ')}
       FROM (SELECT k, ($3::bigint + (k - 1) * $4::bigint) AS shift FROM generate_series($1::int, $2::int) k) g CROSS JOIN base_${table}
      ${table === 'webhook_events' ? "WHERE data ? 'id'" : ''}`;
 }
