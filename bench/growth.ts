@@ -345,7 +345,7 @@ async function measure(w: World, label: string, payOffset: number): Promise<Meas
 /**
  * Copy k's id of `old`: the same UUIDv7 with its timestamp `shift` ms earlier (so ids still sort by
  * creation; the 74 random bits kept make every copy's id distinct). One expression, so Postgres
- * inlines it.
+ * inlines it. Ids stored as `uuid` (journals, entries, status changes: 30c) have no type prefix.
  */
 const REMAP_FN = `
 CREATE FUNCTION pg_temp.remap_ts(u text, shift bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
@@ -353,7 +353,9 @@ CREATE FUNCTION pg_temp.remap_ts(u text, shift bigint) RETURNS text LANGUAGE sql
 CREATE FUNCTION pg_temp.remap(old text, shift bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
   $$ SELECT CASE WHEN position(':' in old) = 0 THEN old ELSE
        split_part(old, ':', 1) || ':' || substr(pg_temp.remap_ts(split_part(old, ':', 2), shift), 1, 8) || '-'
-       || substr(pg_temp.remap_ts(split_part(old, ':', 2), shift), 9, 4) || substr(split_part(old, ':', 2), 14) END $$;`;
+       || substr(pg_temp.remap_ts(split_part(old, ':', 2), shift), 9, 4) || substr(split_part(old, ':', 2), 14) END $$;
+CREATE FUNCTION pg_temp.remap(old uuid, shift bigint) RETURNS uuid LANGUAGE sql IMMUTABLE AS
+  $$ SELECT (substr(pg_temp.remap_ts(old::text, shift), 1, 8) || '-' || substr(pg_temp.remap_ts(old::text, shift), 9, 4) || substr(old::text, 14))::uuid $$;`;
 
 /** Secondary indexes of the copied tables: dropped during the copy, rebuilt after (a bulk build is far cheaper). */
 const GROWN = ['transactions', 'quotes', 'ledger_journals', 'ledger_entries', 'status_changes', 'webhook_events'];
@@ -431,13 +433,16 @@ function copySql(table: string, columns: Array<{ name: string; type: string }>):
     // Copies older than the retention window are written as the retention job leaves them.
     'webhook_events.data': `CASE WHEN ${pruned} THEN (SELECT ${PRUNED_PAYLOAD_SQL} FROM (SELECT ${eventData} AS data) d) ELSE ${eventData} END`,
     'webhook_events.pruned_at': `CASE WHEN ${pruned} THEN now() END`,
+    // PRUNED_COLUMNS_SQL (retention.ts): a cut-down event keeps neither.
+    'webhook_events.last_error': `CASE WHEN ${pruned} THEN NULL ELSE last_error END`,
+    'webhook_events.retry_window_started_at': `CASE WHEN ${pruned} THEN NULL ELSE retry_window_started_at - ${s} END`,
+    // The insert trigger takes it from data.id, which a cut-down payload no longer has (30c).
+    'webhook_events.resource_id': r("data ->> 'id'"),
   };
-  // resource_id of events is set by their insert trigger.
-  const cols = columns.filter((c) => !(table === 'webhook_events' && c.name === 'resource_id'));
   const expr = (c: { name: string; type: string }) =>
     special[`${table}.${c.name}`] ?? (REMAPPED[table]!.includes(c.name) ? r(c.name) : c.type.startsWith('timestamp') ? `${c.name} - ${s}` : c.name);
-  return `INSERT INTO ${table} (${cols.map((c) => c.name).join(', ')})
-    SELECT ${cols.map(expr).join(', ')}
+  return `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')})
+    SELECT ${columns.map(expr).join(', ')}
       FROM (SELECT k, ($3::bigint + (k - 1) * $4::bigint) AS shift FROM generate_series($1::int, $2::int) k) g CROSS JOIN base_${table}
      ${table === 'webhook_events' ? "WHERE data ? 'id'" : ''}`;
 }

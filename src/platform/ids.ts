@@ -32,7 +32,6 @@ export type ResourceType =
   | 'PlatformConfig'
   | 'FeeConfig'
   | 'LedgerEntry'
-  | 'Journal'
   | 'Agent'
   | 'AgentAction'
   | 'Deposit'
@@ -43,7 +42,6 @@ export type ResourceType =
   | 'ScaSession'
   | 'ScaFactorReset'
   | 'KycLink'
-  | 'StatusChange'
   | 'SandboxSend'
   | 'Invitation'
   | 'BulkCustomerImport'
@@ -78,6 +76,15 @@ const v7State = { msecs: -Infinity, seq: 0 };
 
 /** `<ResourceType>:<uuid>` with a time-ordered UUIDv7, so ids sort by creation (also within a millisecond). */
 export function newId(type: ResourceType): string {
+  return `${type}:${newUuid()}`;
+}
+
+/**
+ * A bare time-ordered UUIDv7 (no type prefix), for the rows that are never named outside the database and
+ * store their key as `uuid` (16 bytes instead of ~50 as text): ledger journals and entries, status changes
+ * (issue 30, 30c).
+ */
+export function newUuid(): string {
   const random = random16();
   const now = Date.now();
   // As uuid's v7() without options: a new millisecond starts the counter at random, within one it counts up.
@@ -88,7 +95,7 @@ export function newId(type: ResourceType): string {
     v7State.seq = (v7State.seq + 1) | 0;
     if (v7State.seq === 0) v7State.msecs++;
   }
-  return `${type}:${uuidv7({ random, msecs: v7State.msecs, seq: v7State.seq })}`;
+  return uuidv7({ random, msecs: v7State.msecs, seq: v7State.seq });
 }
 
 /** True when `value` is `<type>:<uuid>`; used to refuse malformed ids before they reach the database. */

@@ -7,8 +7,9 @@ import type { DomainModule } from './module.js';
  * rows found through an index over the rows that are due, so a pass costs what is due (nothing
  * when idle) and the space freed is reused by new rows (autovacuum's normal work, not a storm):
  * - webhook events older than WEBHOOK_PAYLOAD_RETENTION_DAYS (never inside the retry window) keep
- *   only what the events log lists: their type, status, dates and the resource's `id` (resource_id);
- *   the payload itself was delivered long before;
+ *   only what the events log lists: their type, status, dates, the resource's `id` (resource_id, put
+ *   back into the listed payload by eventPayload) and its `status` and `type`; the payload itself was
+ *   delivered long before;
  * - delivery attempts older than WEBHOOK_ATTEMPT_RETENTION_DAYS are deleted;
  * - Idempotency-Key records past their expiry (IDEMPOTENCY_TTL_HOURS) are deleted: an expired record
  *   is overwritten by the next use of its key anyway (src/platform/idempotency.ts);
@@ -23,8 +24,18 @@ export interface RetentionPass {
   idempotencyDeleted: number;
 }
 
-/** The payload an event keeps after its retention window: enough to list it and find its resource. */
-export const PRUNED_PAYLOAD_SQL = `jsonb_strip_nulls(jsonb_build_object('id', data -> 'id', 'status', data -> 'status', 'type', data -> 'type'))`;
+/**
+ * The payload an event keeps after its retention window: enough to list it and find its resource. The
+ * resource's `id` is not kept in it: it is the row's `resource_id` (src/domains/webhooks/webhooks.model.ts
+ * eventPayload lists it as `{id, type, status}`, as before; issue 30, 30c).
+ */
+export const PRUNED_PAYLOAD_SQL = `jsonb_strip_nulls(jsonb_build_object('status', data -> 'status', 'type', data -> 'type'))`;
+
+/**
+ * What else a cut-down event no longer keeps: the last delivery error and the start of its retry window,
+ * which only a PENDING event uses (a redelivery sets both afresh) and the events log does not show (30c).
+ */
+export const PRUNED_COLUMNS_SQL = 'last_error = NULL, retry_window_started_at = NULL';
 
 /** One bounded pass over every retained table; returns the rows changed per table. */
 export async function pruneOnce(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock'>): Promise<RetentionPass> {
@@ -42,7 +53,7 @@ export async function pruneOnce(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock
     `WITH due AS (
        SELECT array_agg(platform_id) AS platforms, array_agg(id) AS ids
          FROM (SELECT platform_id, id FROM webhook_events WHERE pruned_at IS NULL AND created_at < $2 ORDER BY created_at LIMIT $3) d)
-     UPDATE webhook_events SET data = ${PRUNED_PAYLOAD_SQL}, pruned_at = $1
+     UPDATE webhook_events SET data = ${PRUNED_PAYLOAD_SQL}, pruned_at = $1, ${PRUNED_COLUMNS_SQL}
       WHERE platform_id = ANY((SELECT platforms FROM due)::text[]) AND id = ANY((SELECT ids FROM due)::text[])
         AND pruned_at IS NULL AND created_at < $2 AND delivery_status <> 'PENDING'`,
     new Date(now),

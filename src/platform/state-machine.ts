@@ -10,7 +10,7 @@ import type { Clock } from './clock.js';
 import type { TenantDb, TenantTx } from './db.js';
 import { ConflictError, invariant } from './errors.js';
 import type { IdempotencyClaim } from './idempotency.js';
-import { newId } from './ids.js';
+import { newUuid } from './ids.js';
 import { sqlIdentifier } from './sql/identifiers.js';
 import { checkedAfterKeyLookupSql } from './sql/planner.js';
 import { jsonText, recordEvents, type OutboxEvent } from './outbox.js';
@@ -266,7 +266,7 @@ export async function tryTransition<T extends StatusTable, S extends string, E e
     const from = opts.from ?? lifecycle.absent ?? null;
     if (from === null || !lifecycle.transitions[event].from.includes(from as S)) throw new IllegalTransitionError(lifecycle, event, from, id);
   }
-  const rows = await moveRows(db, scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newId('StatusChange')}::text`, opts);
+  const rows = await moveRows(db, scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newUuid()}::uuid`, opts);
   return rows[0] ?? null;
 }
 
@@ -286,8 +286,8 @@ export async function transitionWhere<T extends StatusTable, S extends string, E
   return moveRows(db, scope, binding, event, Prisma.sql`(${match})`, SQL_STATUS_CHANGE_ID, opts);
 }
 
-/** A time-ordered `StatusChange:<UUIDv7>` made in SQL, for moves of several rows at once. */
-const SQL_STATUS_CHANGE_ID = Prisma.sql`'StatusChange:' || encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid::text`;
+/** A time-ordered UUIDv7 made in SQL (status_changes.id, a `uuid`), for moves of several rows at once. */
+const SQL_STATUS_CHANGE_ID = Prisma.sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
 async function moveRows<T extends StatusTable, S extends string, E extends string>(
   db: Db,
@@ -407,7 +407,7 @@ export function transitionCtes<T extends StatusTable, S extends string, E extend
   opts: Pick<MoveOptions<RowOf<T>>, 'set' | 'where' | 'reason'> & { name: string },
 ): void {
   invariant(binding.lifecycle.transitions[event], `${binding.lifecycle.name} has no event ${event}`);
-  addCtes(s, moveCtes(scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newId('StatusChange')}::text`, opts, opts.name));
+  addCtes(s, moveCtes(scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newUuid()}::uuid`, opts, opts.name));
 }
 
 /**
@@ -432,8 +432,8 @@ export function transitionManyCtes<T extends StatusTable, S extends string, E ex
   invariant(binding.lifecycle.transitions[event], `${binding.lifecycle.name} has no event ${event}`);
   // History ids made here, one per key in the keys' order, as transition() makes them: the history
   // reads in the order the moves were written (ids made in SQL would order one statement's rows at random).
-  const historyIds = ids.map(() => newId('StatusChange'));
-  const historyId = Prisma.sql`(${historyIds}::text[])[array_position(${[...ids]}::text[], ${ident(opts.name)}."id")]`;
+  const historyIds = ids.map(() => newUuid());
+  const historyId = Prisma.sql`(${historyIds}::uuid[])[array_position(${[...ids]}::text[], ${ident(opts.name)}."id")]`;
   addCtes(s, moveCtes(scope, binding, event, Prisma.sql`"id" = ANY(${[...ids]}::text[])`, historyId, { ...opts, byKey: true }, opts.name));
 }
 

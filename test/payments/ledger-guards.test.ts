@@ -25,17 +25,18 @@ type Entry = [account: string, currency: string, amount: number];
 
 /** One statement writing the journals and all their entries, as the service does. */
 async function post(journals: Array<{ id: string; entries: Entry[] }>): Promise<void> {
-  const rows = journals.flatMap((j) => j.entries.map(([account, currency, amount]) => ({ id: `LedgerEntry:${randomUUID()}`, platform_id: platformId, journal_id: j.id, account, bucket: 'AVAILABLE', currency, amount })));
+  const rows = journals.flatMap((j) => j.entries.map(([account, currency, amount]) => ({ id: randomUUID(), platform_id: platformId, journal_id: j.id, account, bucket: 'AVAILABLE', currency, amount })));
   await db.query(
     `WITH j AS (INSERT INTO ledger_journals (id, platform_id, idempotency_key, kind, reference_id)
-                SELECT id, $1, id, 'TEST', id FROM unnest($2::text[]) AS id RETURNING 1)
+                SELECT id, $1, id::text, 'TEST', id::text FROM unnest($2::uuid[]) AS id RETURNING 1)
      INSERT INTO ledger_entries (id, platform_id, journal_id, account, bucket, currency, amount)
      SELECT id, platform_id, journal_id, account, bucket, currency, amount FROM json_populate_recordset(NULL::ledger_entries, $3::json)`,
     [platformId, journals.map((j) => j.id), JSON.stringify(rows)],
   );
 }
 
-const journal = () => `Journal:${randomUUID()}`;
+// Journal and entry ids are bare UUIDs stored as `uuid` (issue 30, 30c).
+const journal = () => randomUUID();
 const written = async (id: string) => Number((await db.query('SELECT count(*) FROM ledger_entries WHERE journal_id = $1', [id])).rows[0].count);
 
 describe('the ledger in the database', () => {
@@ -68,7 +69,7 @@ describe('the ledger in the database', () => {
     const id = journal();
     await post([{ id, entries: [['a', 'USD', -10], ['b', 'USD', 10]] }]);
     const err = await db
-      .query(`INSERT INTO ledger_entries (id, platform_id, journal_id, account, bucket, currency, amount) VALUES ($1, $2, $3, 'c', 'AVAILABLE', 'USD', 1)`, [`LedgerEntry:${randomUUID()}`, platformId, id])
+      .query(`INSERT INTO ledger_entries (id, platform_id, journal_id, account, bucket, currency, amount) VALUES ($1, $2, $3, 'c', 'AVAILABLE', 'USD', 1)`, [randomUUID(), platformId, id])
       .catch((e: unknown) => e as { code?: string });
     expect(err).toMatchObject({ code: '23514' });
     expect(await written(id)).toBe(2);

@@ -188,6 +188,9 @@ const LISTS: Array<[string, () => string, string]> = [
   ['transactions by status', () => '/transactions?status=FAILED', 'transactions'],
   ['transactions by customer', () => `/transactions?customerId=${sample.customerId}`, 'transactions'],
   ['transactions by customer and status', () => `/transactions?customerId=${sample.customerId}&status=COMPLETED`, 'transactions'],
+  // 30c: the platform's own payments (customer_id NULL) through their partial indexes.
+  ['transactions of the platform itself', () => `/transactions?customerId=${p.platformId}`, 'transactions'],
+  ['transactions of the platform itself by status', () => `/transactions?customerId=${p.platformId}&status=COMPLETED`, 'transactions'],
   ['transactions by account identifier (either side)', () => `/transactions?accountIdentifier=${sample.accountId}`, 'transactions'],
   ['transactions by sender account', () => `/transactions?senderAccountIdentifier=${sample.accountId}`, 'transactions'],
   ['transactions by receiver account', () => '/transactions?receiverAccountIdentifier=ExternalAccount:7', 'transactions'],
@@ -196,6 +199,8 @@ const LISTS: Array<[string, () => string, string]> = [
   ['quotes, newest first', () => '/quotes', 'quotes'],
   ['quotes by customer', () => `/quotes?customerId=${sample.customerId}`, 'quotes'],
   ['quotes by status', () => '/quotes?status=FAILED', 'quotes'],
+  ['quotes of the platform itself', () => `/quotes?customerId=${p.platformId}`, 'quotes'],
+  ['quotes by receiving account', () => '/quotes?receivingAccountId=ExternalAccount:7', 'quotes'],
   ['quotes by creation window', () => `/quotes?createdAfter=${encodeURIComponent(day.toISOString())}&createdBefore=${encodeURIComponent(new Date(day.getTime() + 86_400_000).toISOString())}`, 'quotes'],
   ['quotes by sending account', () => `/quotes?sendingAccountId=${sample.accountId}`, 'quotes'],
   ['quotes by receiving UMA address', () => `/quotes?receivingUmaAddress=${encodeURIComponent('$receiver7@uma.example')}`, 'quotes'],

@@ -72,6 +72,16 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'webhook_events.webhook_events_unpruned_idx': 'retention reads only events whose payload is still whole (partial, issue 30)',
   'webhook_events.webhook_events_platform_id_delivery_status_id_idx': 'events by delivery status, for the FAILED and PENDING ones only (partial, issue 30)',
   'quotes.quotes_platform_id_destination_uma_address_id_idx': 'GET /quotes?receivingUmaAddress=: only quotes that pay a UMA address (partial, issue 30)',
+  // Issue 30 (30c): keyed by a customer's or an account's globally unique id, without platform_id; the
+  // platform's own payments (customer_id NULL) keep it.
+  'transactions.transactions_customer_id_id_idx': "a customer's payments, without platform_id (partial: rows with a customer, 30c)",
+  'transactions.transactions_customer_id_status_id_idx': "a customer's payments by status, without platform_id (partial, 30c)",
+  'transactions.transactions_platform_own_id_idx': "the platform's own payments (customer_id NULL: partial, 30c)",
+  'transactions.transactions_platform_own_status_id_idx': "the platform's own payments by status (partial, 30c)",
+  'transactions.transactions_destination_account_id_id_idx': 'payments to an account, without platform_id (partial: rows with one, 30c)',
+  'quotes.quotes_customer_id_id_idx': "a customer's quotes, without platform_id (partial: rows with a customer, 30c)",
+  'quotes.quotes_platform_own_id_idx': "the platform's own quotes (customer_id NULL: partial, 30c)",
+  'quotes.quotes_destination_account_id_id_idx': 'quotes paying an account, without platform_id (partial: rows with one, 30c)',
 };
 
 // ---------------------------------------------------------------------------------------------

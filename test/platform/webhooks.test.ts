@@ -6,6 +6,7 @@ import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { ctxFor } from '../../src/deps.js';
 import { recordEvent } from '../../src/platform/outbox.js';
 import type { RunningWorkers } from '../../src/workers.js';
+import { pruneOnce } from '../../src/platform/retention.js';
 
 let env: TestEnv;
 let receiver: Receiver;
@@ -162,6 +163,29 @@ describe('event delivery through the outbox', () => {
     assertMatchesResponseSchema('POST', `${BASE}/webhook-events/{eventId}/redeliver`, 202, res.json());
     await eventually(async () => (await p.request({ method: 'GET', url: `/webhook-events/${id}` })).json().deliveryStatus === 'DELIVERED');
     expect(receiver.received.map((r) => r.json.id)).toEqual([id]);
+  });
+
+  it('an event cut down by retention is listed and redelivered with its resource id, type and status, byte for byte as before 30c', async () => {
+    receiver = await new Receiver().start();
+    const p = await env.platform();
+    const resource = 'Transaction:0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+    const id = await emit(p.platformId, 'OUTGOING_PAYMENT.COMPLETED', { id: resource, status: 'COMPLETED', type: 'OUTGOING', description: 'x'.repeat(300) });
+    // Older than the payload retention window (30 days), then cut down by the retention pass.
+    await env.deps.prisma.$executeRawUnsafe(`UPDATE webhook_events SET created_at = now() - interval '40 days' WHERE id = $1`, id);
+    expect((await pruneOnce(env.deps)).eventsPruned).toBeGreaterThanOrEqual(1);
+    // Stored: neither the resource id (it is resource_id) nor what only a PENDING event uses (issue 30, 30c).
+    const [row] = await env.deps.prisma.$queryRawUnsafe<Array<{ data: unknown; resource_id: string; last_error: string | null; retry_window_started_at: Date | null }>>(
+      `SELECT data, resource_id, last_error, retry_window_started_at FROM webhook_events WHERE id = $1`, id);
+    expect(row).toEqual({ data: { status: 'COMPLETED', type: 'OUTGOING' }, resource_id: resource, last_error: null, retry_window_started_at: null });
+    const wire = `"data":{"id":"${resource}","type":"OUTGOING","status":"COMPLETED"}`;
+    // Listed as the stored {id, type, status} of a payload cut before 30c read.
+    expect((await p.request({ method: 'GET', url: `/webhook-events/${id}` })).body).toContain(wire);
+    expect((await p.request({ method: 'GET', url: `/webhook-events?resourceId=${resource}` })).body).toContain(wire);
+    await env.deps.prisma.platform.update({ where: { id: p.platformId }, data: { webhookEndpoint: receiver.url } });
+    workers = env.startWorkers();
+    expect((await p.request({ method: 'POST', url: `/webhook-events/${id}/redeliver` })).statusCode).toBe(202);
+    await eventually(async () => receiver.received.length === 1);
+    expect(receiver.received[0]!.body).toContain(wire);
   });
 
   it('setting the endpoint sends a TEST delivery through the outbox', async () => {

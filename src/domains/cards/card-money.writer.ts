@@ -1,7 +1,7 @@
 import type { CardTransaction } from '../../generated/prisma/client.js';
 import type { Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
-import { newId } from '../../platform/ids.js';
+import { newId, newUuid } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { statusColumn, transition } from '../../platform/state-machine.js';
 import { gatedJournalCtes, postJournal, systemAccount, type Posting } from '../ledger/index.js';
@@ -154,7 +154,7 @@ function declineRow(row: CardTransaction): Record<string, unknown> {
 function insertDecision(ctx: Ctx, s: OneStatement, cte: string, row: CardTransaction, when: string): void {
   const approved = row.status !== 'DECLINED';
   s.insertIf(cte, 'card_transactions', [approved ? row : declineRow(row)], when, DECIDED_COLUMNS);
-  s.insertIf(`${cte}_h`, 'status_changes', [{ id: newId('StatusChange'), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: row.declineReason, createdAt: row.createdAt }], when);
+  s.insertIf(`${cte}_h`, 'status_changes', [{ id: newUuid(), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: row.declineReason, createdAt: row.createdAt }], when);
   if (!approved) return;
   const resource = new JsonText(JSON.stringify(cardTransactionResource(row)));
   const events = [{ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.AUTHORIZED', data: resource }];

@@ -8,7 +8,7 @@ import { invariant } from '../../platform/errors.js';
 import { IllegalTransitionError, statusColumn, transitionCtes } from '../../platform/state-machine.js';
 import { JsonText, OneStatement, runIn } from '../../platform/one-statement.js';
 import { jsonText } from '../../platform/outbox.js';
-import { newId } from '../../platform/ids.js';
+import { newId, newUuid } from '../../platform/ids.js';
 import { Prisma, type Transaction } from '../../generated/prisma/client.js';
 import {
   quoteLifecycle, refundLifecycle, refundTransitions, transactionLifecycle, transactionTransitions,
@@ -142,7 +142,7 @@ export function transactionEventsCte(s: OneStatement, platformId: string, states
  */
 export function insertedMovesCte(s: OneStatement, name: string, platformId: string, moves: ReadonlyArray<{ machine: string; resourceId: string; events: readonly TransactionEvent[]; at: Date; reason?: string | null }>): void {
   s.insert(name, 'status_changes', moves.flatMap((m) => m.events.map((event) => ({
-    id: newId('StatusChange'), platformId, machine: m.machine, resourceId: m.resourceId, event,
+    id: newUuid(), platformId, machine: m.machine, resourceId: m.resourceId, event,
     fromStatus: transactionTransitions[event].from[0], toStatus: transactionTransitions[event].to, ...(m.reason ? { reason: m.reason } : {}), createdAt: m.at,
   }))));
 }

@@ -6,7 +6,7 @@ import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import { perPlatformGroup } from '../../platform/platform-groups.js';
 import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
-import { NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
+import { eventPayload, NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
 import { deliveryStatus, recordAttempt } from './webhooks.repo.js';
 import { transition, transitionWhere } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -142,7 +142,7 @@ export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise
     return 'UNDELIVERABLE';
   }
   const url = platform.webhookEndpoint;
-  const result = await postEnvelope(url, { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: event.data }, deps.signer, deliveryOptions(deps.config));
+  const result = await postEnvelope(url, { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: eventPayload(event) }, deps.signer, deliveryOptions(deps.config));
   if (result.outcome === 'DELIVERED') {
     await recordAttempt(ctx, event.id, url, result, 'DELIVERED');
     await incrementCounter(deps, 'webhook_deliveries', 'delivered');

@@ -46,6 +46,17 @@ export function retryDelayMs(attemptsMade: number, baseMs: number, maxMs: number
   return Math.min(baseMs * 2 ** Math.max(exp, 0), maxMs);
 }
 
+/**
+ * An event's payload as listed and (re)delivered. Retention (src/platform/retention.ts) cuts a payload down to
+ * its resource's `status` and `type`; the resource's `id` is the event's own `resource_id` column, put back
+ * here in front (the order the stored `{id, type, status}` of earlier cuts read in), so nothing is stored twice
+ * (issue 30, 30c).
+ */
+export function eventPayload(e: { data: unknown; resourceId: string | null; prunedAt: Date | null }): unknown {
+  if (!e.prunedAt || e.resourceId === null || !e.data || typeof e.data !== 'object') return e.data;
+  return { id: e.resourceId, ...(e.data as object) };
+}
+
 /** The exact bytes that are signed and sent. */
 export function serializeEnvelope(e: Envelope): string {
   return JSON.stringify({ id: e.id, type: e.type, timestamp: e.timestamp, data: e.data });

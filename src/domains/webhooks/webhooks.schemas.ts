@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../../platform/http/pagination.js';
-import { DELIVERY_STATUSES } from './webhooks.model.js';
+import { DELIVERY_STATUSES, eventPayload } from './webhooks.model.js';
 import type { EventWithAttempts } from './webhooks.service.js';
 
 export const listEventsQuery = z.object({
@@ -22,7 +22,7 @@ export function eventResource(e: EventWithAttempts) {
     id: e.id,
     type: e.type,
     timestamp: e.createdAt.toISOString(),
-    data: e.data,
+    data: eventPayload(e),
     deliveryStatus: e.deliveryStatus,
     attemptCount: e.attemptCount,
     lastAttemptAt: iso(e.lastAttemptAt),
