@@ -15,6 +15,8 @@ const PROCESS_TESTS = [
   'test/platform/redis-cluster.test.ts',
   'test/payments/idempotency-crash.test.ts',
   'test/payments/worker-crash.test.ts',
+  'test/adapters/registry.test.ts',
+  'test/adapters/public-api.test.ts',
 ];
 
 /**

@@ -165,7 +165,9 @@ describe('a misconfigured adapter stops the processes at start', () => {
       });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += String(d)));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      // A backstop only (the process exits at once on a misconfiguration): tsx compiles the entry first,
+      // which takes long on a loaded machine.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
       child.on('exit', (code) => {
         clearTimeout(timer);
         resolve({ code, stderr });
@@ -177,7 +179,7 @@ describe('a misconfigured adapter stops the processes at start', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/Invalid adapter configuration/);
     expect(stderr).toMatch(/RAIL_ADAPTERS WIRE = http: ADAPTER_HTTP_PUBLIC_KEY: is required/);
-  });
+  }, 180_000);
 });
 
 function testPem(): string {
