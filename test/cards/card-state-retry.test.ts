@@ -17,7 +17,7 @@ let outage = false;
 const pushed: SetStateRequest[] = [];
 
 beforeAll(async () => {
-  env = await createTestEnv({ CARD_ISSUER_STATE_RETRY_BASE_MS: '1000', CARD_ISSUER_STATE_RETRY_MAX_MS: '4000' });
+  env = await createTestEnv({ CARD_ISSUER_STATE_RETRY_BASE_MS: '60000', CARD_ISSUER_STATE_RETRY_MAX_MS: '240000' });
   p = await env.platform();
   issuer = env.deps.adapters.cardIssuer!;
   const setState = issuer.setState.bind(issuer);
@@ -41,36 +41,41 @@ describe('card state owed to the issuer', () => {
     const card = res.json();
 
     outage = true;
+    // The test clock runs on from its start: the next attempt is due BASE after the failed call, which
+    // happened between these two readings (however long a loaded machine takes).
+    const frozenFrom = env.clock.now().getTime();
     const frozen = await signedPatch(p, card.id, { state: 'FROZEN' }, key);
+    const frozenTo = env.clock.now().getTime();
     expect(frozen.statusCode, frozen.body).toBe(200);
     expect(frozen.json().state).toBe('FROZEN');
     let row = await owed(card.id);
     expect(row.issuerStateAttempts).toBe(1);
-    // The test clock runs on from its start: the next attempt is due at most BASE from now, not before.
-    expect(row.issuerStateDueAt!.getTime() - env.clock.now().getTime()).toBeGreaterThan(900);
-    expect(row.issuerStateDueAt!.getTime() - env.clock.now().getTime()).toBeLessThanOrEqual(1000);
+    expect(row.issuerStateDueAt!.getTime()).toBeGreaterThanOrEqual(frozenFrom + 60_000);
+    expect(row.issuerStateDueAt!.getTime()).toBeLessThanOrEqual(frozenTo + 60_000);
 
     // Not due yet: nothing is pushed.
     await sweepCardStates(env.deps, 100);
     expect(pushed.filter((r) => r.cardId === card.id)).toHaveLength(0);
     // Due, still down: the next attempt waits twice as long.
-    env.clock.advance(1001);
+    env.clock.advance(60_001);
+    const sweptFrom = env.clock.now().getTime();
     await sweepCardStates(env.deps, 100);
+    const sweptTo = env.clock.now().getTime();
     row = await owed(card.id);
     expect(row.issuerStateAttempts).toBe(2);
-    expect(row.issuerStateDueAt!.getTime() - env.clock.now().getTime()).toBeGreaterThan(1900);
-    expect(row.issuerStateDueAt!.getTime() - env.clock.now().getTime()).toBeLessThanOrEqual(2000);
+    expect(row.issuerStateDueAt!.getTime()).toBeGreaterThanOrEqual(sweptFrom + 120_000);
+    expect(row.issuerStateDueAt!.getTime()).toBeLessThanOrEqual(sweptTo + 120_000);
 
     // Moved again while owed: the issuer gets the newest state, once it is back.
     const unfrozen = await signedPatch(p, card.id, { state: 'ACTIVE' }, key);
     expect(unfrozen.statusCode, unfrozen.body).toBe(200);
     outage = false;
-    env.clock.advance(4000);
+    env.clock.advance(240_000);
     await sweepCardStates(env.deps, 100);
     expect(pushed.filter((r) => r.cardId === card.id).map((r) => r.state)).toEqual(['ACTIVE']);
     expect(await owed(card.id)).toMatchObject({ state: 'ACTIVE', issuerStateDueAt: null, issuerStateAttempts: 0 });
     // Nothing is owed any more: the sweep pushes nothing again.
-    env.clock.advance(10_000);
+    env.clock.advance(600_000);
     await sweepCardStates(env.deps, 100);
     expect(pushed.filter((r) => r.cardId === card.id)).toHaveLength(1);
   });
