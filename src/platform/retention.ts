@@ -27,8 +27,12 @@ export interface RetentionPass {
   idempotencyDeleted: number;
 }
 
-/** The payload an event keeps after its retention window: enough to list it and find its resource. */
-export const PRUNED_PAYLOAD_SQL = `jsonb_strip_nulls(jsonb_build_object('id', data -> 'id', 'status', data -> 'status', 'type', data -> 'type'))`;
+/**
+ * The payload an event keeps after its retention window: enough to list it and find its resource (its id,
+ * status and type). An IMMUTABLE function (migration 20261225010000_pruned_payload): Citus refuses a STABLE
+ * one such as jsonb_build_object over a column in an UPDATE's SET.
+ */
+export const PRUNED_PAYLOAD_SQL = `svc_pruned_payload(data)`;
 
 /** One bounded pass over every retained table, per platform group; returns the rows changed per table (all groups). */
 export async function pruneOnce(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock'>): Promise<RetentionPass> {
