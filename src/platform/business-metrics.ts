@@ -164,7 +164,7 @@ async function read(deps: BusinessMetricsDeps): Promise<Snapshot> {
     p.$queryRawUnsafe<Array<{ rail: string | null }>>(`SELECT DISTINCT payment_rail AS rail FROM transactions WHERE status = 'PROCESSING'`),
     p.$queryRawUnsafe<Array<{ n: number }>>(
       `SELECT count(*)::int AS n FROM (
-         SELECT j.id FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+         SELECT j.id FROM ledger_journals j JOIN ledger_entries e ON e.platform_id = j.platform_id AND e.journal_id = j.id
          WHERE j.created_at > now() - interval '24 hours' GROUP BY j.id, e.currency HAVING sum(e.amount) <> 0
        ) u`,
     ),

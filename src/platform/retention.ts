@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps.js';
 import type { DomainModule } from './module.js';
+import { platformGroups } from './platform-groups.js';
 
 /**
  * Issue 30: storage follows the business, not the history. Tables that only grow are cut back in
@@ -15,6 +16,9 @@ import type { DomainModule } from './module.js';
  *   is overwritten by the next use of its key anyway (src/platform/idempotency.ts);
  * Status changes (a payment's timeline, shown for a year-old payment too) and ledger journals and
  * entries are kept forever.
+ * Issue 29 (29d): each statement runs once per platform group (src/platform/platform-groups.ts), naming it
+ * with `platform_id = ANY($n)`: on Citus one shard per statement (a multi-shard UPDATE whose SET calls
+ * jsonb_build_object is refused there), on plain Postgres one group, as before. The batch is per group.
  */
 const DAY_MS = 24 * 3_600_000;
 
@@ -27,9 +31,11 @@ export interface RetentionPass {
 /**
  * The payload an event keeps after its retention window: enough to list it and find its resource. The
  * resource's `id` is not kept in it: it is the row's `resource_id` (src/domains/webhooks/webhooks.model.ts
- * eventPayload lists it as `{id, type, status}`, as before; issue 30, 30c).
+ * eventPayload lists it as `{id, type, status}`, as before; issue 30, 30c). An IMMUTABLE function
+ * (migrations 20261225010000_pruned_payload, 20261229000000_pruned_payload_no_id): Citus refuses a STABLE one
+ * such as jsonb_build_object over a column in an UPDATE's SET (29d).
  */
-export const PRUNED_PAYLOAD_SQL = `jsonb_strip_nulls(jsonb_build_object('status', data -> 'status', 'type', data -> 'type'))`;
+export const PRUNED_PAYLOAD_SQL = `svc_pruned_payload(data)`;
 
 /**
  * What else a cut-down event no longer keeps: the last delivery error and the start of its retry window,
@@ -37,8 +43,20 @@ export const PRUNED_PAYLOAD_SQL = `jsonb_strip_nulls(jsonb_build_object('status'
  */
 export const PRUNED_COLUMNS_SQL = 'last_error = NULL, retry_window_started_at = NULL';
 
-/** One bounded pass over every retained table; returns the rows changed per table. */
+/** One bounded pass over every retained table, per platform group; returns the rows changed per table (all groups). */
 export async function pruneOnce(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock'>): Promise<RetentionPass> {
+  const total: RetentionPass = { eventsPruned: 0, attemptsDeleted: 0, idempotencyDeleted: 0 };
+  // The three tables are co-located (one co-location group on Citus, the same partitions on the rehearsal): one read of the groups.
+  for (const platforms of await platformGroups(deps.prisma, 'webhook_events')) {
+    const pass = await pruneGroup(deps, platforms);
+    total.eventsPruned += pass.eventsPruned;
+    total.attemptsDeleted += pass.attemptsDeleted;
+    total.idempotencyDeleted += pass.idempotencyDeleted;
+  }
+  return total;
+}
+
+async function pruneGroup(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock'>, platforms: string[]): Promise<RetentionPass> {
   const c = deps.config;
   const now = deps.clock.now().getTime();
   const payloadDays = Math.max(c.WEBHOOK_PAYLOAD_RETENTION_DAYS * DAY_MS, c.WEBHOOK_RETRY_WINDOW_MS + DAY_MS);
@@ -52,24 +70,28 @@ export async function pruneOnce(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock
     // due conditions again on the row found, so only due rows change whichever pairs the arrays make.
     `WITH due AS (
        SELECT array_agg(platform_id) AS platforms, array_agg(id) AS ids
-         FROM (SELECT platform_id, id FROM webhook_events WHERE pruned_at IS NULL AND created_at < $2 ORDER BY created_at LIMIT $3) d)
+         FROM (SELECT platform_id, id FROM webhook_events WHERE platform_id = ANY($4) AND pruned_at IS NULL AND created_at < $2 ORDER BY created_at LIMIT $3) d)
      UPDATE webhook_events SET data = ${PRUNED_PAYLOAD_SQL}, pruned_at = $1, ${PRUNED_COLUMNS_SQL}
-      WHERE platform_id = ANY((SELECT platforms FROM due)::text[]) AND id = ANY((SELECT ids FROM due)::text[])
+      WHERE platform_id = ANY($4) AND platform_id = ANY((SELECT platforms FROM due)::text[]) AND id = ANY((SELECT ids FROM due)::text[])
         AND pruned_at IS NULL AND created_at < $2 AND delivery_status <> 'PENDING'`,
     new Date(now),
     eventsBefore,
     batch,
+    platforms,
   );
   const attemptsDeleted = await p.$executeRawUnsafe(
-    `DELETE FROM webhook_attempts WHERE (platform_id, id) IN (SELECT platform_id, id FROM webhook_attempts WHERE attempted_at < $1 ORDER BY attempted_at LIMIT $2)`,
+    `DELETE FROM webhook_attempts WHERE platform_id = ANY($3) AND (platform_id, id) IN (
+       SELECT platform_id, id FROM webhook_attempts WHERE platform_id = ANY($3) AND attempted_at < $1 ORDER BY attempted_at LIMIT $2)`,
     attemptsBefore,
     batch,
+    platforms,
   );
   const idempotencyDeleted = await p.$executeRawUnsafe(
-    `DELETE FROM idempotency_records WHERE (platform_id, key) IN (
-       SELECT platform_id, key FROM idempotency_records WHERE expires_at < $1 ORDER BY expires_at LIMIT $2)`,
+    `DELETE FROM idempotency_records WHERE platform_id = ANY($3) AND (platform_id, key) IN (
+       SELECT platform_id, key FROM idempotency_records WHERE platform_id = ANY($3) AND expires_at < $1 ORDER BY expires_at LIMIT $2)`,
     new Date(now),
     batch,
+    platforms,
   );
   return { eventsPruned, attemptsDeleted, idempotencyDeleted };
 }

@@ -5,10 +5,18 @@
  * - a platform's shards of every tenant table are on one worker;
  * - starting payments through HTTP executes no multi-shard statement (citus_stat_counters), and the
  *   money stays exact (ledger consistent, balances moved by the amounts paid).
- * It prints the single-shard executions per payment (the rehearsal's figure in docs/decisions.md).
+ * It prints the single-shard executions per payment (the rehearsal's figure in docs/decisions.md), and the
+ * remote commands per payment (29d): `citus.log_remote_commands` sends each command the coordinator issues
+ * to a worker to the client as a NOTICE naming the worker; those of each payment's request are counted, and
+ * every command that reads or writes a shard must go to the platform's one worker. Commands to the other
+ * workers are counted and printed, not refused: the start's `_ev` CTE (INSERT … SELECT from the balance
+ * update's CTE) is an INSERT … SELECT via the coordinator, whose CTE results Citus sends to every worker
+ * (intermediate_result_pruning.c: SUBPLAN_ACCESS_ANYWHERE), so every worker joins the transaction and
+ * commits it with two-phase commit (docs/decisions.md 29d).
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poolOf } from '../../src/platform/db.js';
 import { createTestEnv, eventually, type TestEnv } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { TENANT_COLUMN } from '../../src/platform/tenant-tables.js';
@@ -20,7 +28,7 @@ describe.skipIf(!onCitus)('on a Citus cluster (rehearsal only)', () => {
   let env: TestEnv;
   let db: pg.Client;
   beforeAll(async () => {
-    env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0' });
+    env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0' }, { databaseSettings: { 'citus.log_remote_commands': 'on', client_min_messages: 'notice' } });
     db = new pg.Client({ connectionString: env.databaseUrl });
     await db.connect();
   });
@@ -28,6 +36,33 @@ describe.skipIf(!onCitus)('on a Citus cluster (rehearsal only)', () => {
     await db?.end();
     await env?.close();
   });
+
+  /** Remote commands the service's connections issued while `fn` ran: the worker (host:port) and text of each. */
+  const remoteCommands = async (fn: () => Promise<void>): Promise<Array<{ node: string; command: string }>> => {
+    const seen: Array<{ node: string; command: string }> = [];
+    const pool = poolOf(env.deps.prisma);
+    const hooked = new WeakSet<object>();
+    const hook = (client: pg.PoolClient) => {
+      if (hooked.has(client)) return;
+      hooked.add(client);
+      client.on('notice', (n) => {
+        if (!listening || !String(n.message).startsWith('issuing ')) return;
+        // DETAIL: "on server postgres@127.0.0.1:5442 connectionId: 3"
+        seen.push({ node: /on server \S*@(\S+)/.exec(String(n.detail ?? ''))?.[1] ?? '?', command: String(n.message).slice('issuing '.length) });
+      });
+    };
+    let listening = true;
+    pool.on('connect', hook);
+    pool.on('acquire', hook);
+    try {
+      await fn();
+    } finally {
+      listening = false;
+      pool.off('connect', hook);
+      pool.off('acquire', hook);
+    }
+    return seen;
+  };
 
   const counters = async () => {
     const r = await db.query<{ single: string; multi: string }>(
@@ -69,18 +104,33 @@ describe.skipIf(!onCitus)('on a Citus cluster (rehearsal only)', () => {
 
     const before = await counters();
     const ids: string[] = [];
+    const perPayment: Array<Array<{ node: string; command: string }>> = [];
     for (let i = 0; i < PAYMENTS; i++) {
-      const res = await p.request({
-        method: 'POST',
-        url: '/quotes',
-        payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000, immediatelyExecute: true },
-      });
-      expect(res.statusCode, res.body).toBe(201);
-      ids.push(res.json().transactionId as string);
+      perPayment.push(await remoteCommands(async () => {
+        const res = await p.request({
+          method: 'POST',
+          url: '/quotes',
+          payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000, immediatelyExecute: true },
+        });
+        expect(res.statusCode, res.body).toBe(201);
+        ids.push(res.json().transactionId as string);
+      }));
     }
     const after = await counters();
     console.log(`citus: ${PAYMENTS} payments started through HTTP on ${nodes.rows[0]!.node}: ${(after.single - before.single) / PAYMENTS} single-shard and ${(after.multi - before.multi) / PAYMENTS} multi-shard executions per payment`);
+    const commands = perPayment.map((s) => s.length);
+    console.log(`citus: remote commands per payment: ${commands.join(' ')} (mean ${(commands.reduce((a, b) => a + b, 0) / PAYMENTS).toFixed(2)}), workers reached: ${[...new Set(perPayment.flat().map((s) => s.node))].join(', ')}`);
+    if (process.env.CITUS_DEBUG) console.log(perPayment[1]!.map((x) => `${x.node}: ${x.command.replace(/\s+/g, ' ').slice(0, 400)}`).join('\n'));
     expect(after.multi - before.multi).toBe(0);
+    // Each payment's rows on one worker, the platform's: every command naming a shard (`<table>_<shard id>`) goes there.
+    const home = nodes.rows[0]!.node;
+    const shardCommand = (command: string) => /\b[a-z_]+_\d{6,}\b/.test(command);
+    for (const s of perPayment) {
+      const away = s.filter((x) => x.node !== home && shardCommand(x.command)).map((x) => `${x.node}: ${x.command.slice(0, 300)}`);
+      expect(away, away.join('\n')).toEqual([]);
+    }
+    const elsewhere = perPayment.map((s) => s.filter((x) => x.node !== home).length);
+    console.log(`citus: commands to the other workers per payment (intermediate results, 2PC): ${elsewhere.join(' ')}`);
 
     const settling = env.startWorkers();
     try {

@@ -113,8 +113,8 @@ describe('two sweepers over many platforms (issue 29, 29a)', () => {
 });
 
 describe('the platform groups (issue 29, 29a)', () => {
-  // On the partitioned suite (TEST_DB_PARTITIONS) `transactions` is partitioned: the next test's case.
-  it.skipIf(Number(process.env.TEST_DB_PARTITIONS ?? 0) > 1)('plain Postgres: one group holding every platform', async () => {
+  // On the partitioned suite (TEST_DB_PARTITIONS) `transactions` is partitioned: the next test's case; on Citus, the last one's.
+  it.skipIf(Number(process.env.TEST_DB_PARTITIONS ?? 0) > 1 || Boolean(process.env.TEST_CITUS_WORKERS))('plain Postgres: one group holding every platform', async () => {
     const groups = await platformGroups(env.deps.prisma, 'transactions');
     expect(groups).toHaveLength(1);
     expect(new Set(groups[0])).toEqual(new Set((await db.query(`SELECT id FROM platforms`)).rows.map((r) => r.id)));
@@ -144,6 +144,17 @@ describe('the platform groups (issue 29, 29a)', () => {
       };
       walk(plan.rows[0]['QUERY PLAN'][0].Plan);
       expect([...scanned]).toEqual([parts.rows[0].part]);
+    }
+  });
+
+  // The Citus rehearsal (TEST_CITUS_WORKERS, docs/deploy.md "Citus"): groups are shards.
+  it.skipIf(!process.env.TEST_CITUS_WORKERS)('Citus: one group per shard of the distributed table, every platform in one', async () => {
+    const groups = await platformGroups(env.deps.prisma, 'transactions');
+    expect(groups.flat().sort()).toEqual((await db.query(`SELECT id FROM platforms`)).rows.map((r) => r.id as string).sort());
+    expect(groups.length).toBeGreaterThan(1);
+    for (const group of groups) {
+      const shards = await db.query(`SELECT DISTINCT get_shard_id_for_distribution_column('transactions', p) AS shard FROM unnest($1::text[]) p`, [group]);
+      expect(shards.rows).toHaveLength(1);
     }
   });
 });

@@ -20,6 +20,8 @@ import { pollWalletCredits, sweepWalletCredits } from '../../src/domains/wallet/
 import { sweepOwedWallets } from '../../src/domains/wallet/wallet.provisioning.js';
 import { sweepCoordinates } from '../../src/domains/collection/coordinates.service.js';
 import { platformGroups } from '../../src/platform/platform-groups.js';
+import { pruneOnce } from '../../src/platform/retention.js';
+import { finishOwedPulls } from '../../src/domains/agent-actions/agent-actions.service.js';
 
 /** The partitioned suite's count when it runs on it (TEST_DB_PARTITIONS), else this file's own template's. */
 const PARTITIONS = Number(process.env.TEST_DB_PARTITIONS ?? 0) > 1 ? Number(process.env.TEST_DB_PARTITIONS) : 4;
@@ -103,6 +105,55 @@ describe('sweeps on tenant tables hash-partitioned by platform_id (issue 29, 29a
     for (const p of locking) {
       expect(unprunedTables(p.plan), p.query).toEqual([]);
       // It reads a partitioned table at all (not a plain one by mistake).
+      expect(partitionsTouched(p.plan).size, p.query).toBeGreaterThan(0);
+    }
+  });
+
+  // Issue 29 (29d): the sweeps that take no row lock but read or change rows of many platforms also run per group.
+  it('retention: one pass per platform group, each statement on one partition per table, every platform’s due rows cut', async () => {
+    await db.query(
+      `INSERT INTO webhook_events (id, platform_id, type, data, created_at, relayed_at, delivery_status)
+       SELECT 'Webhook:old-' || md5(p), p, 'OUTGOING_PAYMENT.COMPLETED', '{"id": "x", "description": "long"}', now() - interval '400 days', now() - interval '400 days', 'DELIVERED'
+         FROM unnest($1::text[]) p`,
+      [platforms],
+    );
+    await db.query(
+      `INSERT INTO webhook_attempts (id, platform_id, event_id, attempted_at, url, latency_ms, outcome)
+       SELECT 'WebhookAttempt:old-' || md5(p), p, 'Webhook:old-' || md5(p), now() - interval '400 days', 'http://127.0.0.1:9/hook', 1, 'DELIVERED' FROM unnest($1::text[]) p`,
+      [platforms],
+    );
+    await db.query(
+      `INSERT INTO idempotency_records (platform_id, key, fingerprint, state, created_at, expires_at)
+       SELECT p, 'old-' || md5(p), 'f', 'DONE', now() - interval '2 days', now() - interval '1 day' FROM unnest($1::text[]) p`,
+      [platforms],
+    );
+    const groups = await platformGroups(env.deps.prisma, 'webhook_events');
+    expect(groups.length).toBeGreaterThan(1);
+    capture.clear();
+    const pass = await pruneOnce(env.deps);
+    expect(pass).toEqual({ eventsPruned: PLATFORMS, attemptsDeleted: PLATFORMS, idempotencyDeleted: PLATFORMS });
+    const statements = capture.plans.filter((p) => /webhook_events|webhook_attempts|idempotency_records/.test(p.query));
+    expect(statements.length).toBe(3 * groups.length);
+    for (const p of statements) {
+      expect(unprunedTables(p.plan), p.query).toEqual([]);
+      expect(partitionsTouched(p.plan).size, p.query).toBeGreaterThan(0);
+    }
+    const left = await db.query(
+      `SELECT (SELECT count(*) FROM webhook_events WHERE id LIKE 'Webhook:old-%' AND pruned_at IS NULL)::int AS events,
+              (SELECT count(*) FROM webhook_attempts WHERE id LIKE 'WebhookAttempt:old-%')::int AS attempts,
+              (SELECT count(*) FROM idempotency_records WHERE key LIKE 'old-%')::int AS records`,
+    );
+    expect(left.rows[0]).toEqual({ events: 0, attempts: 0, records: 0 });
+  });
+
+  it('agents: owed TRANSFER_IN pulls read per platform group, each read on one partition', async () => {
+    const groups = await platformGroups(env.deps.prisma, 'agent_actions');
+    capture.clear();
+    await finishOwedPulls(env.deps);
+    const reads = capture.plans.filter((p) => /agent_actions/.test(p.query));
+    expect(reads.length).toBe(groups.length);
+    for (const p of reads) {
+      expect(unprunedTables(p.plan), p.query).toEqual([]);
       expect(partitionsTouched(p.plan).size, p.query).toBeGreaterThan(0);
     }
   });

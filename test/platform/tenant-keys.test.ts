@@ -10,6 +10,11 @@
  *   `ON UPDATE CASCADE` (Citus refuses it on the distribution column; ids never change anyway);
  * - a value looked up before the platform is known (a client id, a token, a code) is made globally
  *   unique through GLOBAL_LOOKUP_TABLES, never by a unique index of the tenant table.
+ * - no trigger of a tenant table writes a table outside the platform's shard group (a platform-wide,
+ *   reference or lookup table): Citus runs the trigger on the row's shard and refuses it there ("cannot
+ *   execute a distributed query from a query on a shard"); tenant_lookups is written by the application
+ *   (syncLookups, src/platform/tenant-lookups.ts), and each of its kinds names a table and columns that a
+ *   unique index `(platform_id, …)` keys (29d).
  * Tables without `platform_id` must be named in PLATFORM_WIDE_TABLES (src/platform/tenant-tables.ts, which
  * `db:migrate` on Citus reads too) with the reason (Citus reference tables or local tables); a new table is a
  * tenant table by default and the lint names what it lacks.
@@ -18,6 +23,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { citusPlan } from '../../src/cli/citus-distribute.js';
+import { snakeCase } from '../../src/platform/column-names.js';
+import { LOOKUP_KINDS } from '../../src/platform/tenant-lookups.js';
 import { COORDINATOR_LOCAL_TABLES, GLOBAL_LOOKUP_TABLES, PLATFORM_WIDE_TABLES, TENANT_COLUMN } from '../../src/platform/tenant-tables.js';
 import { withDatabase } from '../helpers/global-setup.js';
 import { cloneDatabase, dropDatabase } from '../helpers/test-databases.js';
@@ -44,10 +51,17 @@ interface CatalogForeignKey {
   onUpdate: string;
   definition: string;
 }
+interface CatalogTrigger {
+  table: string;
+  name: string;
+  /** The trigger function's body (prosrc). */
+  source: string;
+}
 interface Catalog {
   tables: CatalogTable[];
   indexes: CatalogIndex[];
   foreignKeys: CatalogForeignKey[];
+  triggers: CatalogTrigger[];
 }
 
 async function readCatalog(client: pg.Client): Promise<Catalog> {
@@ -80,7 +94,60 @@ async function readCatalog(client: pg.Client): Promise<Catalog> {
       WHERE n.nspname = 'public' AND c.contype = 'f' AND NOT t.relispartition AND c.conparentid = 0
       ORDER BY 1, 2`,
   );
-  return { tables: tables.rows, indexes: indexes.rows, foreignKeys: fks.rows };
+  const triggers = await client.query<CatalogTrigger>(
+    `SELECT t.relname AS table, g.tgname AS name, p.prosrc AS source
+       FROM pg_trigger g JOIN pg_class t ON t.oid = g.tgrelid JOIN pg_namespace n ON n.oid = t.relnamespace JOIN pg_proc p ON p.oid = g.tgfoid
+      WHERE n.nspname = 'public' AND NOT g.tgisinternal AND NOT t.relispartition
+      ORDER BY 1, 2`,
+  );
+  return { tables: tables.rows, indexes: indexes.rows, foreignKeys: fks.rows, triggers: triggers.rows };
+}
+
+/** The tables a trigger function's body writes (INSERT INTO / UPDATE / DELETE FROM / MERGE INTO), by name. */
+function tablesWritten(source: string): string[] {
+  const out = new Set<string>();
+  for (const m of source.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|MERGE\s+INTO)\s+(?:ONLY\s+)?(?:"?public"?\.)?"?([a-z_][a-z0-9_]*)"?/gi)) out.add(m[1]!.toLowerCase());
+  return [...out];
+}
+
+/**
+ * Triggers of tenant tables that write a table outside the platform's shard group: a table that is not a
+ * tenant table (platform-wide, reference, or a global lookup table). A write to the trigger's own table or
+ * another tenant table is the same platform's (co-located) and allowed.
+ */
+function triggerViolations(catalog: Catalog, lookups: Record<string, unknown> = GLOBAL_LOOKUP_TABLES): string[] {
+  const tenant = new Set(catalog.tables.filter((t) => t.columns.includes(TENANT_COLUMN) && !(t.name in lookups)).map((t) => t.name));
+  const known = new Set(catalog.tables.map((t) => t.name));
+  const out: string[] = [];
+  for (const g of catalog.triggers) {
+    if (!tenant.has(g.table)) continue;
+    for (const w of tablesWritten(g.source)) if (known.has(w) && !tenant.has(w)) out.push(`${g.table}.${g.name} writes ${w}`);
+  }
+  return out;
+}
+
+/**
+ * Lookup kinds whose table or columns are missing (a stale LOOKUP_KINDS would stop recording a value). A
+ * kind's value need not be unique in its table: tenant_lookups' primary key makes it unique across platforms
+ * (e.g. LIVENESS_TOKEN: the hash of a random token or of a code salted with the challenge's id).
+ */
+function lookupKindViolations(catalog: Catalog, kinds: Record<string, { table: string; fields: readonly string[] }> = LOOKUP_KINDS): string[] {
+  const out: string[] = [];
+  for (const [kind, k] of Object.entries(kinds)) {
+    const table = catalog.tables.find((t) => t.name === k.table);
+    const columns = k.fields.map(snakeCase);
+    if (!table) {
+      out.push(`${kind}: no table ${k.table}`);
+      continue;
+    }
+    const missing = columns.filter((c) => !table.columns.includes(c));
+    if (missing.length > 0) {
+      out.push(`${kind}: ${k.table} has no column ${missing.join(', ')}`);
+      continue;
+    }
+    if (!table.columns.includes(TENANT_COLUMN)) out.push(`${kind}: ${k.table} has no ${TENANT_COLUMN} (a lookup names the platform of a tenant row)`);
+  }
+  return out;
 }
 
 interface Violations {
@@ -171,6 +238,18 @@ describe('every key of a tenant table names the tenant (issue 29: Citus and hash
     expect(v.cascades, `foreign keys acting on update ${list(v.cascades)}`).toEqual([]);
   });
 
+  it('no trigger of a tenant table writes outside the platform’s shard group (Citus refuses it)', () => {
+    const v = triggerViolations(catalog);
+    expect(v, `triggers ${list(v)}`).toEqual([]);
+    // The triggers that do write stay inside it (e.g. internal_accounts → collection_accounts_due, 29d).
+    expect(catalog.triggers.some((g) => g.table === 'internal_accounts' && tablesWritten(g.source).includes('collection_accounts_due'))).toBe(true);
+  });
+
+  it('every lookup kind (tenant_lookups, written by syncLookups) names columns of a tenant table', () => {
+    const v = lookupKindViolations(catalog);
+    expect(v, `lookup kinds ${list(v)}`).toEqual([]);
+  });
+
   it('on Citus (db:migrate): tenant tables distributed by platform_id in one group, the platform-wide ones reference tables', () => {
     const plan = citusPlan(catalog.tables, catalog.foreignKeys);
     const tenant = catalog.tables.filter((t) => t.columns.includes(TENANT_COLUMN) && !(t.name in GLOBAL_LOOKUP_TABLES)).map((t) => t.name);
@@ -198,11 +277,21 @@ describe('every key of a tenant table names the tenant (issue 29: Citus and hash
         { table: 'parts', name: 'parts_pkey', primary: true, columns: ['platform_id', 'id'], definition: '' },
       ],
       foreignKeys: [{ table: 'parts', name: 'parts_widget_fkey', columns: ['widget_id'], refTable: 'widgets', refColumns: ['id'], onUpdate: 'c', definition: '' }],
+      triggers: [
+        { table: 'parts', name: 'parts_lookup', source: 'BEGIN INSERT INTO "loose" (id) VALUES (NEW.id); RETURN NULL; END' },
+        { table: 'parts', name: 'parts_touch', source: 'BEGIN UPDATE widgets SET id = id WHERE platform_id = NEW.platform_id; RETURN NULL; END' },
+      ],
     };
     const v = tenantKeyViolations(bad, {}, {});
     expect(v.tables).toEqual([expect.stringMatching(/^loose: no platform_id/)]);
     expect(v.keys).toEqual([expect.stringMatching(/^widgets\.widgets_pkey/)]);
     expect(v.foreignKeys).toEqual([expect.stringMatching(/^parts\.parts_widget_fkey/)]);
     expect(v.cascades).toEqual([expect.stringMatching(/^parts\.parts_widget_fkey/)]);
+    expect(triggerViolations(bad, {})).toEqual(['parts.parts_lookup writes loose']);
+    expect(lookupKindViolations(bad, { A: { table: 'parts', fields: ['widgetId'] }, B: { table: 'nope', fields: ['id'] }, C: { table: 'parts', fields: ['code'] }, D: { table: 'loose', fields: ['id'] } })).toEqual([
+      'B: no table nope',
+      'C: parts has no column code',
+      'D: loose has no platform_id (a lookup names the platform of a tenant row)',
+    ]);
   });
 });

@@ -13,7 +13,7 @@ import { beginExecution, executeQuote, getQuote, quoteResource, rejectTransactio
 import { transferIn, transferOut } from '../ref-compat/index.js';
 import { getInternalAccount } from '../ledger/index.js';
 import type { SignatureHeaders } from '../signing/index.js';
-import { perPlatformGroup } from '../../platform/platform-groups.js';
+import { perPlatformGroup, readPerPlatformGroup } from '../../platform/platform-groups.js';
 
 /** The agent making this call; Basic credentials on an agent-only route are 401 (REF: AgentAuth only). */
 export function agentOf(ctx: Ctx): AgentActor {
@@ -187,14 +187,15 @@ async function pullFor(ctx: Ctx, action: AgentAction, body: TransferInBody): Pro
  * The owed-work sweep (worker loop): a TRANSFER_IN action APPROVED whose pull never ran — the process died between
  * the approval's commit and the pull — is pulled now, once (the pull's id is the action's), after
  * AGENT_TRANSFER_IN_OWED_AFTER_MS so a request still running is not raced. Reads only such rows (partial index
- * agent_actions_pull_owed_idx).
+ * agent_actions_pull_owed_idx), one statement per platform group (issue 29, 29d: one shard each on Citus).
  */
 export async function finishOwedPulls(deps: AppDeps): Promise<number> {
-  const due = await deps.prisma.agentAction.findMany({
-    where: { type: 'TRANSFER_IN', status: 'APPROVED', transactionId: null, updatedAt: { lt: new Date(deps.clock.now().getTime() - deps.config.AGENT_TRANSFER_IN_OWED_AFTER_MS) } },
+  const owedBefore = new Date(deps.clock.now().getTime() - deps.config.AGENT_TRANSFER_IN_OWED_AFTER_MS);
+  const due = await readPerPlatformGroup(deps.prisma, 'agent_actions', (platforms) => deps.prisma.agentAction.findMany({
+    where: { platformId: { in: platforms }, type: 'TRANSFER_IN', status: 'APPROVED', transactionId: null, updatedAt: { lt: owedBefore } },
     orderBy: { updatedAt: 'asc' },
     take: deps.config.AGENT_ACTION_SWEEP_BATCH,
-  });
+  }));
   for (const a of due) {
     const ctx = ctxFor(deps, a.platformId);
     const d = a.transferDetails as { amount: number; sourceAccountId: string; destinationAccountId: string };

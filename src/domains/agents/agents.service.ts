@@ -10,7 +10,7 @@ import { policyOf, secretHash, storedPolicy } from './agents.model.js';
 import type { Decimal } from 'decimal.js';
 import { patchedPolicy, type AgentUsageResource, type CreateAgentBody, type PolicyPatchBody, type UpdateAgentBody } from './agents.schemas.js';
 import { recastFactor, recastLimit, recastUsage, usagesOf } from './agents.policy.js';
-import { platformOfLookup } from '../../platform/tenant-lookups.js';
+import { platformOfLookup, syncLookups } from '../../platform/tenant-lookups.js';
 
 const agentNotFound = () => new NotFoundError('NOT_FOUND', 'Agent not found.');
 const codeNotFound = () => new NotFoundError('TOKEN_NOT_FOUND', 'The device code does not exist, has expired or was already used.');
@@ -47,7 +47,7 @@ export async function createAgent(ctx: Ctx, body: CreateAgentBody): Promise<{ ag
   const { agent, deviceCode } = await ctx.db.$transaction(async (tx) => {
     const agent = await tx.agent.create({ data: { id: newId('Agent'), customerId: customer.id, name: body.name, policy: storedPolicy(body.policy) as never, status: 'ACTIVE', createdAt: now, updatedAt: now } as never });
     const deviceCode = newDeviceCode(ctx, agent.id, now);
-    await tx.agentDeviceCode.create({ data: deviceCode.row as never });
+    await syncLookups(tx, 'agent_device_codes', null, await tx.agentDeviceCode.create({ data: deviceCode.row as never }));
     return { agent, deviceCode: deviceCode.wire };
   });
   return { agent: await viewOf(ctx, agent), deviceCode };
@@ -163,7 +163,7 @@ export async function createDeviceCode(ctx: Ctx, agentId: string): Promise<Devic
   const c = newDeviceCode(ctx, agent.id, now);
   await ctx.db.$transaction(async (tx) => {
     await tx.agentDeviceCode.updateMany({ where: { agentId: agent.id, redeemedAt: null, expiresAt: { gt: now } }, data: { expiresAt: now } });
-    await tx.agentDeviceCode.create({ data: c.row as never });
+    await syncLookups(tx, 'agent_device_codes', null, await tx.agentDeviceCode.create({ data: c.row as never }));
   });
   return c.wire;
 }
@@ -188,11 +188,13 @@ export async function redeemDeviceCode(deps: AppDeps, code: string): Promise<{ a
   const ctx = ctxFor(deps, row.platformId);
   const accessToken = `agt_${randomBytes(32).toString('base64url')}`;
   const now = ctx.clock.now();
-  const claimed = await ctx.db.agentDeviceCode.updateMany({
-    where: { id: row.id, redeemedAt: null, expiresAt: { gt: now } },
-    data: { redeemedAt: now, accessTokenHash: secretHash(accessToken) },
+  const accessTokenHash = secretHash(accessToken);
+  const claimed = await ctx.db.$transaction(async (tx) => {
+    const moved = await tx.agentDeviceCode.updateMany({ where: { id: row.id, redeemedAt: null, expiresAt: { gt: now } }, data: { redeemedAt: now, accessTokenHash } });
+    if (moved.count === 1) await syncLookups(tx, 'agent_device_codes', row, { ...row, accessTokenHash });
+    return moved.count === 1;
   });
-  if (claimed.count !== 1) throw codeNotFound();
+  if (!claimed) throw codeNotFound();
   return { agent: row.agent, accessToken };
 }
 

@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids.js';
 import type { Card } from '../../generated/prisma/client.js';
 import type { CardIssuerAdapter, ProvisionResult } from '../../adapters/card-issuer/port.js';
 import { transitionCard } from './cards.repo.js';
-import { platformOfLookup } from '../../platform/tenant-lookups.js';
+import { platformOfLookup, syncLookups } from '../../platform/tenant-lookups.js';
 import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
@@ -51,7 +51,9 @@ export async function applyProvisioning(ctx: Ctx, cardId: string, result: Provis
     if (card.state !== 'PROCESSING') return card;
     if (result.status === 'PENDING') {
       if (card.processorRef === result.processorRef) return card;
-      return tx.card.update({ where: { platformId_id: { platformId: card.platformId, id: card.id } }, data: { processorRef: result.processorRef, updatedAt: ctx.clock.now() } });
+      const updated = await tx.card.update({ where: { platformId_id: { platformId: card.platformId, id: card.id } }, data: { processorRef: result.processorRef, updatedAt: ctx.clock.now() } });
+      await syncLookups(tx, 'cards', card, updated);
+      return updated;
     }
     if (result.status === 'REJECTED') return transitionCard(ctx, tx, card, 'issuerReject', { processorRef: result.processorRef });
     return transitionCard(ctx, tx, card, 'activate', {

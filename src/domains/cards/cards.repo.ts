@@ -6,6 +6,7 @@ import { statusColumn, transition } from '../../platform/state-machine.js';
 import type { Card } from '../../generated/prisma/client.js';
 import { cardLifecycle, cardTransitions, type CardEvent } from './cards.model.js';
 import { cardResource } from './cards.schemas.js';
+import { syncLookups } from '../../platform/tenant-lookups.js';
 
 const cardState = statusColumn(cardLifecycle, 'cards', 'state');
 
@@ -18,11 +19,14 @@ const cardState = statusColumn(cardLifecycle, 'cards', 'state');
 export async function transitionCard(ctx: Ctx, tx: TenantTx, card: Card, event: CardEvent, extra: Partial<Pick<Card, 'brand' | 'last4' | 'expMonth' | 'expYear' | 'processorRef' | 'issuerRef' | 'issuerStateDueAt' | 'issuerStateAttempts'>> = {}): Promise<Card> {
   const now = ctx.clock.now();
   const closing = cardTransitions[event].to === 'CLOSED' ? { closedAt: now, cardholderSlot: null, stateReason: event === 'issuerReject' ? 'ISSUER_REJECTED' : 'CLOSED_BY_PLATFORM' } : {};
-  return transition(tx, ctx, cardState, event, card.id, {
+  const moved = await transition(tx, ctx, cardState, event, card.id, {
     from: card.state,
     set: { updatedAt: now, ...closing, ...extra },
     events: (moved) => ({ type: 'CARD.STATE_CHANGE', data: cardResource(moved) }),
   });
+  // The processor's reference is looked up before the platform is known (CARD_PROCESSOR_REF).
+  if (extra.processorRef !== undefined) await syncLookups(tx, 'cards', card, moved);
+  return moved;
 }
 
 /**

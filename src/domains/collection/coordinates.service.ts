@@ -9,6 +9,7 @@ import type { CollectionAdapter, OpenCoordinatesResult } from '../../adapters/co
 import { internalAccountResource } from '../ledger/index.js';
 import { COLLECTING_ACCOUNT_TYPES, coordinatesLifecycle, retryDelayMs } from './collection.model.js';
 import { perPlatformGroup } from '../../platform/platform-groups.js';
+import { syncLookups } from '../../platform/tenant-lookups.js';
 
 /**
  * The coordinates sweep (issue 26 item 1): Postgres owes, the provider is asked outside any transaction.
@@ -134,6 +135,7 @@ async function applyOpenings(deps: AppDeps, adapter: CollectionAdapter, answers:
       const moved = r.status === 'REJECTED'
         ? await tryTransition(tx, ctx, coordinatesStatus, 'reject', c.id, { set: { nextAttemptAt: null, lastError: 'REJECTED by the provider' } })
         : await tryTransition(tx, ctx, coordinatesStatus, 'open', c.id, { set: { reference: r.reference!, instructions: Prisma.sql`${JSON.stringify(r.instructions)}::jsonb`, nextAttemptAt: null, lastError: null } });
+      if (moved) await syncLookups(tx, 'collection_coordinates', c, moved);
       if (!moved && r.status === 'OPEN') missed.push({ c, r });
     }
     await refreshInstructions(tx, ctx, final[0]!.c.internalAccountId);

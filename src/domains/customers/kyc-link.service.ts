@@ -5,6 +5,7 @@ import { newId } from '../../platform/ids.js';
 import { randomToken } from '../../platform/secrets.js';
 import { unverifiedChannels } from './contact.service.js';
 import { getActiveCustomer } from './customers.service.js';
+import { syncLookups } from '../../platform/tenant-lookups.js';
 
 export interface KycLinkResult {
   kycUrl: string;
@@ -38,8 +39,11 @@ export async function createKycLink(ctx: Ctx, customerId: string, redirectUri: s
   const id = newId('KycLink');
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + ctx.config.KYC_LINK_TTL_SECONDS * 1000);
-  await ctx.db.kycLink.create({
-    data: { id, customerId, tokenHash: hashLinkToken(token), redirectUri: redirectUri ?? null, expiresAt, createdAt: now } as any,
+  await ctx.db.$transaction(async (tx) => {
+    const row = await tx.kycLink.create({
+      data: { id, customerId, tokenHash: hashLinkToken(token), redirectUri: redirectUri ?? null, expiresAt, createdAt: now } as any,
+    });
+    await syncLookups(tx, 'kyc_links', null, row);
   });
   const link = await provider.createHostedLink({ linkId: id, customerId, token, expiresAt, redirectUri });
   return { kycUrl: link.kycUrl, expiresAt, provider: provider.provider, ...(link.token ? { token: link.token } : {}) };

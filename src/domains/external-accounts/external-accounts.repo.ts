@@ -9,6 +9,7 @@ import { Prisma, type ExternalAccount as Row } from '../../generated/prisma/clie
 import { openAccountInfo, sealAccountInfo } from './account-info.sealing.js';
 import { accountChallengeLifecycle, externalAccountLifecycle, type ExternalAccountEvent, type ExternalAccountStatus } from './external-accounts.model.js';
 import { externalAccountResource, type ExternalAccountRecord } from './external-accounts.schemas.js';
+import { syncLookups } from '../../platform/tenant-lookups.js';
 
 /** Prisma access for external accounts. Returns ExternalAccountRecord (identifiers unsealed), never rows. */
 
@@ -96,6 +97,7 @@ export async function insertAccount(ctx: Ctx, tx: TenantTx, a: NewAccount): Prom
       updatedAt: now,
     } as Prisma.ExternalAccountUncheckedCreateInput,
   });
+  await syncLookups(tx, 'external_accounts', null, row);
   return toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY);
 }
 
@@ -203,9 +205,11 @@ export async function abandonChallenges(ctx: Ctx, tx: TenantTx, externalAccountI
 }
 
 export async function insertChallenge(ctx: Ctx, tx: TenantTx, c: NewChallenge) {
-  return tx.externalAccountChallenge.create({
+  const row = await tx.externalAccountChallenge.create({
     data: { ...c, action: c.action ?? null, status: 'OUTSTANDING', createdAt: ctx.clock.now() } as Prisma.ExternalAccountChallengeUncheckedCreateInput,
   });
+  await syncLookups(tx, 'external_account_challenges', null, row);
+  return row;
 }
 
 export async function findOutstandingChallenge(db: Db, externalAccountId: string, purpose: ChallengePurpose) {

@@ -8,7 +8,7 @@ import type { UmaInvitation } from '../../generated/prisma/client.js';
 import { normalizeUmaAddress } from '../uma/index.js';
 import { invitationCode, invitationLifecycle, statusAt, type InvitationEvent } from './invitations.model.js';
 import { invitationResource, type CreateInvitationBody } from './invitations.schemas.js';
-import { platformOfLookup } from '../../platform/tenant-lookups.js';
+import { platformOfLookup, syncLookups } from '../../platform/tenant-lookups.js';
 
 const notFound = () => new NotFoundError('INVITATION_NOT_FOUND', 'Invitation not found.');
 const badAddress = (field: string) => new BadRequestError('INVALID_UMA_ADDRESS', 'The UMA address is malformed; expected $user@domain.', { errors: [{ field, message: 'Not an UMA address.' }] });
@@ -27,20 +27,24 @@ export async function createInvitation(ctx: Ctx, body: CreateInvitationBody): Pr
   const inviter = await ctx.db.customer.findFirst({ where: { umaAddress: address, isDeleted: false } });
   if (!inviter) throw new ValidationError([{ field: 'inviterUma', message: 'No customer of this platform has this UMA address.' }]);
   const currency = inviter.currencies[0] ?? 'USD';
-  return ctx.db.umaInvitation.create({
-    data: {
-      id: newId('Invitation'),
-      code: invitationCode(randomBytes(12)),
-      inviterUma: address,
-      inviterCustomerId: inviter.id,
-      firstName: body.firstName ?? null,
-      amountToSend: body.amountToSend === undefined ? null : BigInt(body.amountToSend),
-      amountCurrency: body.amountToSend === undefined ? null : currency,
-      status: 'PENDING',
-      expiresAt: body.expiresAt ?? null,
-      createdAt: now,
-      updatedAt: now,
-    } as never,
+  return ctx.db.$transaction(async (tx) => {
+    const created = await tx.umaInvitation.create({
+      data: {
+        id: newId('Invitation'),
+        code: invitationCode(randomBytes(12)),
+        inviterUma: address,
+        inviterCustomerId: inviter.id,
+        firstName: body.firstName ?? null,
+        amountToSend: body.amountToSend === undefined ? null : BigInt(body.amountToSend),
+        amountCurrency: body.amountToSend === undefined ? null : currency,
+        status: 'PENDING',
+        expiresAt: body.expiresAt ?? null,
+        createdAt: now,
+        updatedAt: now,
+      } as never,
+    });
+    await syncLookups(tx, 'uma_invitations', null, created);
+    return created;
   });
 }
 

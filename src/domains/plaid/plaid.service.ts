@@ -7,7 +7,7 @@ import { BankLinkError, type LinkedBankAccount } from '../../adapters/bank-link/
 import { getActiveCustomer } from '../customers/index.js';
 import { createExternalAccount, deleteExternalAccount, getExternalAccount, type ExternalAccountRecord } from '../external-accounts/index.js';
 import { bankLinkLifecycle } from './plaid.model.js';
-import { platformOfLookup } from '../../platform/tenant-lookups.js';
+import { platformOfLookup, syncLookups } from '../../platform/tenant-lookups.js';
 
 const bankLinkStatus = statusColumn(bankLinkLifecycle, 'bank_links', 'status');
 
@@ -48,8 +48,12 @@ export async function createLinkToken(ctx: Ctx, customerId: string): Promise<{ l
   // The provider is called outside any database transaction; the row records what it issued.
   const token = await adapter.createLinkToken({ reference: id, customerId: customer.id, customerName: customerName(customer) }).catch(providerError);
   const now = ctx.clock.now();
-  const link = await ctx.db.bankLink.create({
-    data: { id, customerId: customer.id, provider: adapter.id, linkToken: token.linkToken, status: 'PENDING', expiresAt: token.expiresAt, createdAt: now, updatedAt: now } as never,
+  const link = await ctx.db.$transaction(async (tx) => {
+    const created = await tx.bankLink.create({
+      data: { id, customerId: customer.id, provider: adapter.id, linkToken: token.linkToken, status: 'PENDING', expiresAt: token.expiresAt, createdAt: now, updatedAt: now } as never,
+    });
+    await syncLookups(tx, 'bank_links', null, created);
+    return created;
   });
   return { link, ...(token.linkUrl ? { linkUrl: token.linkUrl } : {}), ...(token.requestId ? { requestId: token.requestId } : {}) };
 }

@@ -5,6 +5,7 @@ import { hashSecret, randomToken } from '../../platform/secrets.js';
 import { PERMISSIONS, type Permission, type PlatformFlags } from './platforms.model.js';
 import { DEFAULT_CURRENCIES, seedCurrencyConfigs } from './currency-config.js';
 import { openInternalAccounts } from '../ledger/index.js';
+import { syncLookups, platformOfLookup } from '../../platform/tenant-lookups.js';
 
 export interface CreatedPlatform {
   platformId: string;
@@ -40,9 +41,10 @@ export async function createPlatform(prisma: PrismaClient, input: CreatePlatform
         scaRegion: input.scaRegion ?? false,
       },
     });
-    await tx.platformCredential.create({
+    const credential = await tx.platformCredential.create({
       data: { id: credentialId, platformId, clientId, name: input.credentialName ?? 'Platform credential', secretHash, permissions: [...(input.permissions ?? PERMISSIONS)] },
     });
+    await syncLookups(tx, 'platform_credentials', null, credential);
     await seedCurrencyConfigs(tx, platformId);
     // Decision Part B §5.1: the platform holds one internal account per supported currency.
     await openInternalAccounts(tx, platformId, null, DEFAULT_CURRENCIES);
@@ -50,7 +52,8 @@ export async function createPlatform(prisma: PrismaClient, input: CreatePlatform
   return { platformId, credentialId, clientId, clientSecret };
 }
 
+/** Whether any platform holds `clientId`: one keyed read of its lookup (issue 29: no read across every platform's credentials). */
 export async function clientIdExists(prisma: PrismaClient, clientId: string): Promise<boolean> {
-  return (await prisma.platformCredential.count({ where: { clientId } })) > 0;
+  return (await platformOfLookup(prisma, 'PLATFORM_CLIENT_ID', clientId)) !== null;
 }
 

@@ -14,7 +14,7 @@ import { OPEN_RESET_STATUSES, resetLifecycle, type ResetEvent, type ResetFactor,
 import { enqueueResetLivenessOutcome, RESET_JOB_OPTIONS, resetOutcomeJobId, SCA_QUEUE, type ResetLivenessOutcomeJob } from './sca.queue.js';
 import { ensureJob, sweepDue } from '../../platform/durable.js';
 import { queueOf } from '../../platform/queue.js';
-import { platformOfLookup } from '../../platform/tenant-lookups.js';
+import { platformOfLookup, syncLookups } from '../../platform/tenant-lookups.js';
 import { perPlatformGroup } from '../../platform/platform-groups.js';
 
 /**
@@ -75,9 +75,10 @@ export async function startReset(ctx: Ctx, customerId: string, input: { factor: 
     await tx.$queryRaw`SELECT 1 FROM customers WHERE platform_id = ${ctx.platformId} AND id = ${customerId} FOR NO KEY UPDATE`;
     const late = await retryAfterSeconds(tx, ctx, customerId);
     if (late !== null) throw rateLimited(late, ctx.config.SCA_RESET_MAX_PER_DAY);
-    await tx.scaFactorReset.create({
+    const reset = await tx.scaFactorReset.create({
       data: { id: resetId, customerId, factor: input.factor, status: 'INITIATED', endUserIpAddress: input.endUserIpAddress, tokenHash: sha256Hex(token), expiresAt, createdAt: now, updatedAt: now } as any,
     });
+    await syncLookups(tx, 'sca_factor_resets', null, reset);
   });
   return { resetId, livenessAccessToken: token, verificationLink: session.verificationLink, expiresAt: expiresAt.toISOString() };
 }

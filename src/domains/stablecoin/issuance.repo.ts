@@ -4,6 +4,7 @@ import type { TenantTx } from '../../platform/db.js';
 import { NotFoundError } from '../../platform/errors.js';
 import { statusColumn, transition, tryTransition, type SetColumns } from '../../platform/state-machine.js';
 import { operationLifecycle, type OperationEvent } from './issuance.model.js';
+import { syncLookups } from '../../platform/tenant-lookups.js';
 
 export const operationNotFound = () => new NotFoundError('NOT_FOUND', 'Stablecoin operation not found.');
 const operationStatus = statusColumn(operationLifecycle, 'stablecoin_operations', 'status', { notFound: () => operationNotFound() });
@@ -11,8 +12,10 @@ const operationStatus = statusColumn(operationLifecycle, 'stablecoin_operations'
 type Db = TenantTx | Ctx['db'];
 
 /** Writes a new operation in CREATED (the first status of REF's lifecycle); its first move follows in the same transaction. */
-export async function insertOperation(tx: Db, row: Record<string, unknown>): Promise<StablecoinOperation> {
-  return (tx as TenantTx).stablecoinOperation.create({ data: row as never });
+export async function insertOperation(tx: TenantTx, row: Record<string, unknown>): Promise<StablecoinOperation> {
+  const created = await tx.stablecoinOperation.create({ data: row as never });
+  await syncLookups(tx, 'stablecoin_operations', null, created);
+  return created;
 }
 
 /**

@@ -6,6 +6,7 @@ import { decodeCursor, toPage, type Page } from '../../platform/http/pagination.
 import { forgetCredential } from '../../platform/http/auth.js';
 import { normalisePermissions, type ApiToken, type Permission } from './tokens.model.js';
 import type { ListTokensQuery } from './tokens.schemas.js';
+import { syncLookups } from '../../platform/tenant-lookups.js';
 
 const SELECT = { id: true, name: true, clientId: true, permissions: true, createdAt: true, updatedAt: true } as const;
 type Row = { id: string; name: string; clientId: string; permissions: string[]; createdAt: Date; updatedAt: Date };
@@ -21,18 +22,22 @@ export async function createToken(ctx: Ctx, input: { name: string; permissions: 
   const clientSecret = `sec_${randomToken(32)}`;
   const secretHash = await hashSecret(clientSecret);
   const now = ctx.clock.now();
-  const row = await ctx.db.platformCredential.create({
-    data: {
-      id: newId('Token'),
-      platformId: ctx.platformId,
-      clientId: `cli_${randomToken(12)}`,
-      name: input.name,
-      secretHash,
-      permissions: normalisePermissions(input.permissions),
-      createdAt: now,
-      updatedAt: now,
-    },
-    select: SELECT,
+  const row = await ctx.db.$transaction(async (tx) => {
+    const created = await tx.platformCredential.create({
+      data: {
+        id: newId('Token'),
+        platformId: ctx.platformId,
+        clientId: `cli_${randomToken(12)}`,
+        name: input.name,
+        secretHash,
+        permissions: normalisePermissions(input.permissions),
+        createdAt: now,
+        updatedAt: now,
+      },
+      select: SELECT,
+    });
+    await syncLookups(tx, 'platform_credentials', null, { ...created, platformId: ctx.platformId });
+    return created;
   });
   return { token: toToken(row), clientSecret };
 }

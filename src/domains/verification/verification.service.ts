@@ -14,6 +14,7 @@ import {
   evaluateRequirements, OPEN_STATUSES, verificationMachine,
   type VerificationError, type VerificationEvent, type VerificationStatus,
 } from './verification.model.js';
+import { syncLookups } from '../../platform/tenant-lookups.js';
 
 export function verificationResource(v: Verification) {
   return {
@@ -117,6 +118,7 @@ export async function openCase(
       const v = await tx.verification.create({
         data: { id: newId('Verification'), customerId: c.id, status, errors: errors as unknown as Prisma.InputJsonValue, channel, createdAt: now, updatedAt: now } as Prisma.VerificationUncheckedCreateInput,
       });
+      await syncLookups(tx, 'verifications', null, v);
       await recordEvent(tx, `VERIFICATION.${status}`, verificationResource(v));
       if (status === 'IN_PROGRESS') {
         const fresh = await tx.customer.findFirstOrThrow({ where: { id: c.id } });
