@@ -90,6 +90,20 @@ export class AdapterConfigError extends Error {
 }
 
 /**
+ * Thrown by an adapter call that produced no answer; `retryable` says whether the service may ask again
+ * with the same idempotency key. Each port names its own subclass (RailError, IssuerError, CardIssuerError,
+ * CollectionError), whose comment says what a refusal means there.
+ */
+export class AdapterCallError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * An adapter module (a file named in RAIL_ADAPTERS, KYC_PROVIDER, ...): it exports `create` and
  * should export `id` (else the id is the file name, or the folder name for index files) and `kind`.
  * `config` holds the adapter's own settings: every `ADAPTER_<ID>_<KEY>` variable as `KEY`, merged
