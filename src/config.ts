@@ -8,6 +8,15 @@ const bool = z
   .transform((v) => v === 'true' || v === '1');
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+/** A setting holding JSON: parsed, else `message` (the schema piped after it checks the shape). */
+const jsonText = (message: string) => (raw: string, ctx: z.RefinementCtx<string>) => {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    ctx.issues.push({ code: 'custom', message, input: raw });
+    return z.NEVER;
+  }
+};
 
 const feeBps = z.number().int().min(0).max(10_000);
 const feeMinorAmount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -35,14 +44,7 @@ export const serviceFeeScheduleInput = z
 
 const serviceFeeScheduleEnv = z
   .string()
-  .transform((raw, ctx) => {
-    try {
-      return JSON.parse(raw) as unknown;
-    } catch {
-      ctx.issues.push({ code: 'custom', message: 'must be a JSON object, e.g. {"crossCurrencyBps":50}', input: raw });
-      return z.NEVER;
-    }
-  })
+  .transform(jsonText('must be a JSON object, e.g. {"crossCurrencyBps":50}'))
   .pipe(serviceFeeScheduleInput);
 
 /** A built-in adapter's name or a module path (docs/adapters.md); an unknown built-in stops start-up. */
@@ -201,14 +203,7 @@ export const envSchema = z.object({
   /** JSON map of UMA domain to base URL (`{"vasp.test":"http://127.0.0.1:8080"}`): counterparties reached elsewhere than https://<domain> (tests, private networks). */
   UMA_DOMAIN_OVERRIDES: z
     .string()
-    .transform((raw, ctx) => {
-      try {
-        return JSON.parse(raw) as unknown;
-      } catch {
-        ctx.issues.push({ code: 'custom', message: 'must be a JSON object of domain to base URL', input: raw });
-        return z.NEVER;
-      }
-    })
+    .transform(jsonText('must be a JSON object of domain to base URL'))
     .pipe(z.record(z.string().regex(/^[a-z0-9.-]{1,253}$/), z.string().url()))
     .optional(),
   UMA_REQUEST_TIMEOUT_MS: int(10_000, 100),
@@ -219,14 +214,7 @@ export const envSchema = z.object({
    */
   UMA_PROVIDERS: z
     .string()
-    .transform((raw, ctx) => {
-      try {
-        return JSON.parse(raw) as unknown;
-      } catch {
-        ctx.issues.push({ code: 'custom', message: 'must be a JSON array of providers', input: raw });
-        return z.NEVER;
-      }
-    })
+    .transform(jsonText('must be a JSON array of providers'))
     .pipe(
       z
         .array(
@@ -363,14 +351,7 @@ export const envSchema = z.object({
   MOBILE_MONEY_PROVIDERS: z
     .string()
     .default('{}')
-    .transform((raw, ctx) => {
-      try {
-        return JSON.parse(raw) as unknown;
-      } catch {
-        ctx.issues.push({ code: 'custom', message: 'must be a JSON object of currency → operator names', input: raw });
-        return z.NEVER;
-      }
-    })
+    .transform(jsonText('must be a JSON object of currency → operator names'))
     .pipe(z.record(z.string().regex(/^[A-Z]{3}$/), z.array(z.string().trim().min(1).max(255)).min(1).max(50))),
 
   // end:25a

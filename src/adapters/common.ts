@@ -90,6 +90,33 @@ export class AdapterConfigError extends Error {
 }
 
 /**
+ * Thrown by an adapter call that produced no answer; `retryable` says whether the service may ask again
+ * with the same idempotency key. Each port names its own subclass (RailError, IssuerError, CardIssuerError,
+ * CollectionError), whose comment says what a refusal means there.
+ */
+export class AdapterCallError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What a guard throws for an adapter's failure: the port's own error class as it is, anything else wrapped
+ * as `Kind` with `prefix` on its message and the original as its cause. `retryable: false` on the original
+ * is the only way to say "final".
+ */
+export function asCallError<E extends AdapterCallError>(err: unknown, Kind: new (message: string, retryable: boolean) => E, prefix: string): E {
+  if (err instanceof Kind) return err;
+  const refused = !!err && typeof err === 'object' && (err as { retryable?: unknown }).retryable === false;
+  const e = new Kind(`${prefix}: ${err instanceof Error ? err.message : String(err)}`, !refused);
+  (e as Error & { cause?: unknown }).cause = err;
+  return e;
+}
+
+/**
  * An adapter module (a file named in RAIL_ADAPTERS, KYC_PROVIDER, ...): it exports `create` and
  * should export `id` (else the id is the file name, or the folder name for index files) and `kind`.
  * `config` holds the adapter's own settings: every `ADAPTER_<ID>_<KEY>` variable as `KEY`, merged

@@ -1,4 +1,4 @@
-import type { AdapterKind, AdapterLogger, CallOptions } from './common.js';
+import { asCallError, type AdapterKind, type AdapterLogger, type CallOptions } from './common.js';
 import { FxRateUnavailableError } from './fx/port.js';
 import { PAYOUT_STATUSES, RailError, type NetworkFeeRequest, type PayoutRequest, type PayoutResult, type RailAdapter, type RefundResult } from './rails/port.js';
 
@@ -54,15 +54,6 @@ function normalizeRefundResult(raw: unknown, adapterId: string, logger: AdapterL
   return { status, reference: typeof r.reference === 'string' && r.reference ? r.reference : fallbackReference };
 }
 
-/** An adapter's own error, kept as the cause; `retryable: false` is the only way to say "final". */
-function asRailError(err: unknown, adapterId: string): RailError {
-  if (err instanceof RailError) return err;
-  const retryable = !(err && typeof err === 'object' && (err as { retryable?: unknown }).retryable === false);
-  const e = new RailError(`rail adapter ${adapterId}: ${err instanceof Error ? err.message : String(err)}`, retryable);
-  (e as Error & { cause?: unknown }).cause = err;
-  return e;
-}
-
 export function guardRail(inner: RailAdapter, timeoutMs: number, logger: AdapterLogger): RailAdapter {
   const id = inner.id;
   const timedOut = (what: string) => () => new RailError(`rail adapter ${id}: ${what} did not answer within ${timeoutMs} ms`, true);
@@ -70,7 +61,7 @@ export function guardRail(inner: RailAdapter, timeoutMs: number, logger: Adapter
     try {
       return await withDeadline(timeoutMs, opts?.signal, call, timedOut(what));
     } catch (err) {
-      throw asRailError(err, id);
+      throw asCallError(err, RailError, `rail adapter ${id}`);
     }
   };
   const out: RailAdapter = {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { createPrisma } from '../platform/db.js';
+import { runCommand } from './operator.js';
 
 /**
  * npm run collection:held [-- --platform Platform:<uuid>] [--limit 100]
@@ -25,7 +26,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runCommand(main);

@@ -1,11 +1,5 @@
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { loadConfig } from '../config.js';
-import type { AppDeps } from '../deps.js';
-import { createPrisma } from '../platform/db.js';
-import { systemClock } from '../platform/clock.js';
-import { createRedis } from '../platform/redis.js';
-import { InvalidationBus } from '../platform/process-cache.js';
+import { runCommand, withOperatorDeps } from './operator.js';
 import { setDailyVolumeLimit } from '../domains/limits/index.js';
 
 /**
@@ -20,22 +14,9 @@ async function main() {
   if (!values.platform) throw new Error('--platform is required');
   if (!sending || !receiving) throw new Error('--corridor must be SENDING:RECEIVING, e.g. USD:EUR');
   if (!values.clear && !/^\d+$/.test(values.limit ?? '')) throw new Error('--limit must be a whole number of minor units (or give --clear)');
-  const config = loadConfig();
-  const prisma = createPrisma(config.DATABASE_URL, 2);
-  // Redis only to tell the running processes to drop their copies (they also expire after PLATFORM_SETTINGS_MAX_AGE_MS).
-  const redis = createRedis(config.REDIS_URL);
-  const logger = pino({ level: 'warn' });
-  try {
-    const deps = { config, prisma, redis, clock: systemClock, logger, bus: new InvalidationBus(redis, config.REDIS_PREFIX, logger) } as unknown as AppDeps;
-    const v = await setDailyVolumeLimit(deps, values.platform, sending, receiving, values.clear ? null : BigInt(values.limit!));
-    console.log(`${values.platform} ${v.sendingCurrency}:${v.receivingCurrency} limit ${v.limit ?? 'none'}, used today ${v.usedToday}`);
-  } finally {
-    await prisma.$disconnect();
-    redis.disconnect();
-  }
+  const platform = values.platform;
+  const v = await withOperatorDeps({ bus: true }, (deps) => setDailyVolumeLimit(deps, platform, sending, receiving, values.clear ? null : BigInt(values.limit!)));
+  console.log(`${platform} ${v.sendingCurrency}:${v.receivingCurrency} limit ${v.limit ?? 'none'}, used today ${v.usedToday}`);
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runCommand(main);

@@ -1,9 +1,5 @@
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { loadConfig } from '../config.js';
-import type { AppDeps } from '../deps.js';
-import { createPrisma } from '../platform/db.js';
-import { systemClock } from '../platform/clock.js';
+import { runCommand, withOperatorDeps } from './operator.js';
 import { operatorTransition } from '../domains/external-accounts/external-accounts.service.js';
 
 /**
@@ -18,19 +14,10 @@ async function main() {
   const event = EVENTS[values.event as keyof typeof EVENTS];
   if (!values.id) throw new Error('--id is required');
   if (!event) throw new Error(`--event must be one of: ${Object.keys(EVENTS).join(', ')}`);
-  const config = loadConfig();
-  const prisma = createPrisma(config.DATABASE_URL, 2);
-  try {
-    // A status change needs only the database, the clock and the config; no queue or Redis is touched here.
-    const deps = { config, prisma, clock: systemClock, logger: pino({ level: 'warn' }) } as unknown as AppDeps;
-    const account = await operatorTransition(deps, values.id, event);
-    console.log(`${account.id}: ${account.status}`);
-  } finally {
-    await prisma.$disconnect();
-  }
+  const id = values.id;
+  // A status change needs only the database, the clock and the config; no queue or Redis is touched here.
+  const account = await withOperatorDeps({ bus: false }, (deps) => operatorTransition(deps, id, event));
+  console.log(`${account.id}: ${account.status}`);
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runCommand(main);

@@ -1,11 +1,5 @@
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { loadConfig } from '../config.js';
-import type { AppDeps } from '../deps.js';
-import { createPrisma } from '../platform/db.js';
-import { systemClock } from '../platform/clock.js';
-import { createRedis } from '../platform/redis.js';
-import { InvalidationBus } from '../platform/process-cache.js';
+import { runCommand, withOperatorDeps } from './operator.js';
 import { operatorSetInternalAccountStatus } from '../domains/ledger/index.js';
 
 /**
@@ -22,22 +16,9 @@ async function main() {
   const target = TARGETS.find((t) => t === values.status?.toUpperCase());
   if (!values.account) throw new Error('--account is required (an InternalAccount id)');
   if (!target) throw new Error(`--status must be one of: ${TARGETS.join(', ')}`);
-  const config = loadConfig();
-  const prisma = createPrisma(config.DATABASE_URL, 2);
-  // Redis only to tell the running processes to drop their copies (they also expire after PLATFORM_SETTINGS_MAX_AGE_MS).
-  const redis = createRedis(config.REDIS_URL);
-  const logger = pino({ level: 'warn' });
-  try {
-    const deps = { config, prisma, redis, clock: systemClock, logger, bus: new InvalidationBus(redis, config.REDIS_PREFIX, logger) } as unknown as AppDeps;
-    const account = await operatorSetInternalAccountStatus(deps, values.account, target, values.reason, values.platform);
-    console.log(`${account.id}: ${account.status}`);
-  } finally {
-    await prisma.$disconnect();
-    redis.disconnect();
-  }
+  const id = values.account;
+  const account = await withOperatorDeps({ bus: true }, (deps) => operatorSetInternalAccountStatus(deps, id, target, values.reason, values.platform));
+  console.log(`${account.id}: ${account.status}`);
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runCommand(main);

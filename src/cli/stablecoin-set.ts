@@ -1,11 +1,5 @@
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { loadConfig } from '../config.js';
-import type { AppDeps } from '../deps.js';
-import { createPrisma } from '../platform/db.js';
-import { systemClock } from '../platform/clock.js';
-import { createRedis } from '../platform/redis.js';
-import { InvalidationBus } from '../platform/process-cache.js';
+import { runCommand, withOperatorDeps } from './operator.js';
 import { operatorSetStablecoinEnablement } from '../domains/stablecoin/stablecoin.service.js';
 
 /**
@@ -19,23 +13,9 @@ async function main() {
   if (!values.platform) throw new Error('--platform is required');
   const status = TARGETS.find((t) => t === values.status);
   if (!status) throw new Error(`--status must be one of: ${TARGETS.join(', ')}`);
-  const config = loadConfig();
-  const prisma = createPrisma(config.DATABASE_URL, 2);
-  const redis = createRedis(config.REDIS_URL);
-  try {
-    // The database, the clock and the config, and Redis only to tell running processes that the
-    // platform's settings changed (they drop their cached copy).
-    const logger = pino({ level: 'warn' });
-    const deps = { config, prisma, redis, clock: systemClock, logger, bus: new InvalidationBus(redis, config.REDIS_PREFIX, logger) } as unknown as AppDeps;
-    const result = await operatorSetStablecoinEnablement(deps, values.platform, status);
-    console.log(`${values.platform}: ${result.status}`);
-  } finally {
-    await redis.quit().catch(() => redis.disconnect());
-    await prisma.$disconnect();
-  }
+  const platform = values.platform;
+  const result = await withOperatorDeps({ bus: true }, (deps) => operatorSetStablecoinEnablement(deps, platform, status));
+  console.log(`${platform}: ${result.status}`);
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runCommand(main);

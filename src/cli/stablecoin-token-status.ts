@@ -1,9 +1,5 @@
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { loadConfig } from '../config.js';
-import type { AppDeps } from '../deps.js';
-import { createPrisma } from '../platform/db.js';
-import { systemClock } from '../platform/clock.js';
+import { runCommand, withOperatorDeps } from './operator.js';
 import { operatorSetTokenStatus } from '../domains/stablecoin/stablecoins.service.js';
 import { GRID_OPERATIONS_EVENT_FOR, type GridOperationsTarget } from '../domains/stablecoin/issuance.model.js';
 
@@ -20,19 +16,10 @@ async function main() {
   if (!values.stablecoin) throw new Error('--stablecoin is required');
   const status = TARGETS.find((t) => t === values.status);
   if (!status) throw new Error(`--status must be one of: ${TARGETS.join(', ')}`);
-  const config = loadConfig();
-  const prisma = createPrisma(config.DATABASE_URL, 2);
-  try {
-    // Only the database, the clock and the config: the move is one transition() on the token's row.
-    const deps = { config, prisma, clock: systemClock, logger: pino({ level: 'warn' }) } as unknown as AppDeps;
-    const token = await operatorSetTokenStatus(deps, values.platform, values.stablecoin, status);
-    console.log(`${token.id}: ${token.gridOperationsStatus}${token.currency ? ` (currency ${token.currency})` : ''}`);
-  } finally {
-    await prisma.$disconnect();
-  }
+  const { platform, stablecoin } = values;
+  // Only the database, the clock and the config: the move is one transition() on the token's row.
+  const token = await withOperatorDeps({ bus: false }, (deps) => operatorSetTokenStatus(deps, platform, stablecoin, status));
+  console.log(`${token.id}: ${token.gridOperationsStatus}${token.currency ? ` (currency ${token.currency})` : ''}`);
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? `${(err as { code?: string }).code ? `${(err as { code?: string }).code}: ` : ''}${err.message}` : err);
-  process.exit(1);
-});
+runCommand(main, (err) => `${(err as { code?: string }).code ? `${(err as { code?: string }).code}: ` : ''}${err.message}`);

@@ -37,73 +37,40 @@ export function registerBusinessMetrics(registry: client.Registry, deps: Busines
     return cached.snap;
   };
 
-  new client.Gauge({
-    name: 'svc_payments_open',
-    help: 'Outgoing payments not yet final (PENDING, PROCESSING), by status and rail',
-    labelNames: ['status', 'rail'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const r of (await snapshot()).open) this.set({ status: r.status, rail: r.rail }, r.n);
-    },
-  });
-  new client.Gauge({
-    name: 'svc_payments_last_24h',
-    help: 'Outgoing payments created in the last 24 hours, by current status and rail',
-    labelNames: ['status', 'rail'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const r of (await snapshot()).recent) this.set({ status: r.status, rail: r.rail }, r.n);
-    },
-  });
-  new client.Gauge({
-    name: 'svc_payments_stuck',
-    help: "PROCESSING payments past their rail's expected settlement time plus PAYMENT_STALE_MS, by rail",
-    labelNames: ['rail'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const r of (await snapshot()).stuck) this.set({ rail: r.rail }, r.n);
-    },
-  });
+  /** A gauge recomputed from the snapshot at each scrape: one value per label set `values` gives. */
+  const snapshotGauge = <L extends string>(name: string, help: string, labelNames: readonly L[], values: (s: Snapshot) => Array<[Record<L, string>, number]>) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const [labels, value] of values(await snapshot())) this.set(labels as client.LabelValues<L>, value);
+      },
+    });
+
+  snapshotGauge('svc_payments_open', 'Outgoing payments not yet final (PENDING, PROCESSING), by status and rail', ['status', 'rail'], (s) =>
+    s.open.map((r) => [{ status: r.status, rail: r.rail }, r.n]),
+  );
+  snapshotGauge('svc_payments_last_24h', 'Outgoing payments created in the last 24 hours, by current status and rail', ['status', 'rail'], (s) =>
+    s.recent.map((r) => [{ status: r.status, rail: r.rail }, r.n]),
+  );
+  snapshotGauge('svc_payments_stuck', "PROCESSING payments past their rail's expected settlement time plus PAYMENT_STALE_MS, by rail", ['rail'], (s) =>
+    s.stuck.map((r) => [{ rail: r.rail }, r.n]),
+  );
   // Settlement latency (submission, else creation, to settlement) of payments completed among those
-  // created in the last 24 hours, as cumulative buckets (a gauge histogram: recomputed each scrape).
-  // Settlement latency of payments completed among those created in the last 24 hours, as
-  // cumulative buckets (a gauge histogram: recomputed from Postgres at each scrape).
-  new client.Gauge({
-    name: 'svc_payment_settlement_seconds_bucket',
-    help: 'Settlement latency of payments created in the last 24 h: payments settled within le seconds',
-    labelNames: ['rail', 'le'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const r of (await snapshot()).settlement) {
-        SETTLEMENT_BUCKETS.forEach((le, i) => this.set({ rail: r.rail, le: String(le) }, r.buckets[i] ?? 0));
-        this.set({ rail: r.rail, le: '+Inf' }, r.count);
-      }
-    },
-  });
-  new client.Gauge({
-    name: 'svc_payment_settlement_seconds_sum',
-    help: 'Total settlement latency of payments created in the last 24 h, in seconds',
-    labelNames: ['rail'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const r of (await snapshot()).settlement) this.set({ rail: r.rail }, r.sum);
-    },
-  });
-  new client.Gauge({
-    name: 'svc_payment_settlement_seconds_count',
-    help: 'Settled payments created in the last 24 h',
-    labelNames: ['rail'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const r of (await snapshot()).settlement) this.set({ rail: r.rail }, r.count);
-    },
-  });
+  // created in the last 24 hours, as cumulative buckets (a gauge histogram: recomputed from Postgres at each scrape).
+  snapshotGauge('svc_payment_settlement_seconds_bucket', 'Settlement latency of payments created in the last 24 h: payments settled within le seconds', ['rail', 'le'], (s) =>
+    s.settlement.flatMap((r) => [
+      ...SETTLEMENT_BUCKETS.map((le, i): [Record<'rail' | 'le', string>, number] => [{ rail: r.rail, le: String(le) }, r.buckets[i] ?? 0]),
+      [{ rail: r.rail, le: '+Inf' }, r.count] as [Record<'rail' | 'le', string>, number],
+    ]),
+  );
+  snapshotGauge('svc_payment_settlement_seconds_sum', 'Total settlement latency of payments created in the last 24 h, in seconds', ['rail'], (s) =>
+    s.settlement.map((r) => [{ rail: r.rail }, r.sum]),
+  );
+  snapshotGauge('svc_payment_settlement_seconds_count', 'Settled payments created in the last 24 h', ['rail'], (s) => s.settlement.map((r) => [{ rail: r.rail }, r.count]));
   new client.Gauge({
     name: 'svc_webhook_backlog',
     help: 'Webhook deliveries waiting, scheduled for retry or in flight (all workers)',
@@ -115,22 +82,8 @@ export function registerBusinessMetrics(registry: client.Registry, deps: Busines
       this.set(Object.values(c).reduce((a, b) => a + b, 0));
     },
   });
-  new client.Gauge({
-    name: 'svc_ledger_unbalanced_journals',
-    help: 'Ledger journals of the last 24 hours whose entries do not sum to zero per currency (must be 0)',
-    registers: [registry],
-    async collect() {
-      this.set((await snapshot()).unbalancedJournals);
-    },
-  });
-  new client.Gauge({
-    name: 'svc_ledger_balanced',
-    help: '1 when every ledger journal of the last 24 hours balances, else 0',
-    registers: [registry],
-    async collect() {
-      this.set((await snapshot()).unbalancedJournals === 0 ? 1 : 0);
-    },
-  });
+  snapshotGauge('svc_ledger_unbalanced_journals', 'Ledger journals of the last 24 hours whose entries do not sum to zero per currency (must be 0)', [], (s) => [[{}, s.unbalancedJournals]]);
+  snapshotGauge('svc_ledger_balanced', '1 when every ledger journal of the last 24 hours balances, else 0', [], (s) => [[{}, s.unbalancedJournals === 0 ? 1 : 0]]);
   // hook:27 — card transactions in EXCEPTION (the network was paid, the funding source was not): alert on any.
   new client.Gauge({
     name: 'svc_card_transaction_exceptions',

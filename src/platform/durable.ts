@@ -1,7 +1,10 @@
 import type { JobsOptions, Queue } from 'bullmq';
+import { Prisma } from '../generated/prisma/client.js';
 import type { AppDeps } from '../deps.js';
 import { incrementCounter } from './metrics.js';
 import { perPlatformGroup } from './platform-groups.js';
+import { queueOf } from './queue.js';
+import { sqlIdentifier } from './sql/identifiers.js';
 
 /**
  * Durable schedules (issue 11, docs/decisions.md "Issue 11"). Postgres records everything owed — a
@@ -74,4 +77,67 @@ export async function sweepDue<R>(
     await incrementCounter(deps, 'jobs_revived', queue, revived).catch(() => undefined);
   }
   return revived;
+}
+
+/** The rows a sweeper revives: `where` holds on them and their `due` column is older than the cutoff. */
+export interface OverdueRows {
+  table: string;
+  /** The columns each row is read with (its job's data and id come from them). */
+  columns: readonly string[];
+  /** What makes a row owe work (a status, a recorded outcome), besides its platform and its due time. */
+  where: Prisma.Sql;
+  /** The timestamp column the row is due by; rows are taken oldest first. */
+  due: string;
+  /** How long after `due` a row counts as lost (its job should have run by then). */
+  graceMs: number;
+  batch: number;
+}
+
+/** A job to ensure: name, data and options with the producer's job id. */
+export type JobSpec = [name: string, data: unknown, opts: JobsOptions & { jobId: string }];
+
+/**
+ * sweepDue for the common sweeper: rows matching `rows` whose `due` is `graceMs` past, locked SKIP LOCKED,
+ * oldest first, at most `batch` per platform group; `job` says each one's job. Returns how many were re-added.
+ */
+export async function reviveOverdue<R>(deps: AppDeps, queue: string, rows: OverdueRows, job: (row: R) => JobSpec): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - rows.graceMs);
+  const q = queueOf(deps, queue);
+  const id = (name: string) => Prisma.raw(`"${sqlIdentifier(name)}"`);
+  const due = id(rows.due);
+  const columns = Prisma.join(rows.columns.map(id), ', ');
+  return sweepDue(
+    deps,
+    queue,
+    rows.table,
+    (tx, platforms) => tx.$queryRaw<R[]>`
+      SELECT ${columns} FROM ${id(rows.table)}
+       WHERE platform_id = ANY(${platforms}) AND ${rows.where} AND ${due} < ${cutoff}
+       ORDER BY ${due} LIMIT ${rows.batch} FOR UPDATE SKIP LOCKED`,
+    (row) => ensureJob(q, ...job(row)),
+  );
+}
+
+/** A row holding a liveness outcome the provider reported and the service has not applied yet. */
+export interface RecordedOutcome {
+  id: string;
+  platform_id: string;
+  liveness_outcome: 'PASSED' | 'FAILED';
+}
+
+/**
+ * The rows of `table` (external-account challenges, SCA factor resets) in `status` with a recorded liveness
+ * outcome, due by `due` JOB_SWEEP_GRACE_MS ago. `status` comes from code and is written as a literal (partial
+ * indexes name it).
+ */
+export function recordedOutcomes(deps: AppDeps, table: string, status: string, due: string): OverdueRows {
+  if (!/^[A-Z_]+$/.test(status)) throw new Error(`not a status: ${JSON.stringify(status)}`);
+  return {
+    table,
+    columns: ['id', 'platform_id', 'liveness_outcome'],
+    where: Prisma.sql`status = ${Prisma.raw(`'${status}'`)} AND liveness_outcome IS NOT NULL`,
+    due,
+    graceMs: deps.config.JOB_SWEEP_GRACE_MS,
+    batch: deps.config.JOB_SWEEP_BATCH,
+  };
 }

@@ -40,29 +40,26 @@ export function createMetrics(deps: { redis: Redis; redisPrefix: string; queues:
       }
     },
   });
-  new client.Gauge({
-    name: 'webhook_deliveries_total',
-    help: 'Webhook delivery attempts by outcome (delivered, retry, failed, undeliverable), all workers',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const counts = await deps.redis.hgetall(`${deps.redisPrefix}:metrics:webhook_deliveries`);
-      for (const [outcome, n] of Object.entries(counts)) this.set({ outcome }, Number(n));
-    },
-  });
-
-  new client.Gauge({
-    name: 'jobs_revived_total',
-    help: 'Jobs the durable-schedule sweepers re-enqueued because no live BullMQ job held due work (issue 11), by queue, all workers',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const counts = await deps.redis.hgetall(`${deps.redisPrefix}:metrics:jobs_revived`);
-      for (const [queue, n] of Object.entries(counts)) this.set({ queue }, Number(n));
-    },
-  });
+  /** A counter every process adds to (incrementCounter): the Redis hash `counter`, one series per field, labelled `label`. */
+  const sharedCounter = (name: string, help: string, counter: string, label: string) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const counts = await deps.redis.hgetall(`${deps.redisPrefix}:metrics:${counter}`);
+        for (const [value, n] of Object.entries(counts)) this.set({ [label]: value }, Number(n));
+      },
+    });
+  sharedCounter('webhook_deliveries_total', 'Webhook delivery attempts by outcome (delivered, retry, failed, undeliverable), all workers', 'webhook_deliveries', 'outcome');
+  sharedCounter(
+    'jobs_revived_total',
+    'Jobs the durable-schedule sweepers re-enqueued because no live BullMQ job held due work (issue 11), by queue, all workers',
+    'jobs_revived',
+    'queue',
+  );
   const prisma = deps.prisma;
   if (prisma) {
     // Read from Postgres at scrape time: the figures survive Redis and every API process reports the same.

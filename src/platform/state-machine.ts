@@ -266,7 +266,7 @@ export async function tryTransition<T extends StatusTable, S extends string, E e
     const from = opts.from ?? lifecycle.absent ?? null;
     if (from === null || !lifecycle.transitions[event].from.includes(from as S)) throw new IllegalTransitionError(lifecycle, event, from, id);
   }
-  const rows = await moveRows(db, scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newUuid()}::uuid`, opts);
+  const rows = await moveRows(db, scope, binding, opts, moveCtes(scope, binding, event, Prisma.sql`"id" = ${id}`, Prisma.sql`${newUuid()}::uuid`, opts, 'moved'));
   return rows[0] ?? null;
 }
 
@@ -283,23 +283,23 @@ export async function transitionWhere<T extends StatusTable, S extends string, E
   opts: Omit<MoveOptions<RowOf<T>>, 'onMiss' | 'from'> = {},
 ): Promise<RowOf<T>[]> {
   invariant(binding.lifecycle.transitions[event], `${binding.lifecycle.name} has no event ${event}`);
-  return moveRows(db, scope, binding, event, Prisma.sql`(${match})`, SQL_STATUS_CHANGE_ID, opts);
+  return moveRows(db, scope, binding, opts, moveCtes(scope, binding, event, Prisma.sql`(${match})`, SQL_STATUS_CHANGE_ID, opts, 'moved'));
 }
 
 /** A time-ordered UUIDv7 made in SQL (status_changes.id, a `uuid`), for moves of several rows at once. */
 const SQL_STATUS_CHANGE_ID = Prisma.sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
+/** Runs a move's CTEs (moveCtes, named `moved`) as one statement, then records the moved rows' events. */
 async function moveRows<T extends StatusTable, S extends string, E extends string>(
   db: Db,
   scope: SweepScope,
   binding: StatusColumn<T, S, E>,
-  event: E,
-  match: Prisma.Sql,
-  historyId: Prisma.Sql,
-  opts: Omit<MoveOptions<RowOf<T>>, 'onMiss' | 'from'>,
+  opts: Pick<MoveOptions<RowOf<T>>, 'events'>,
+  ctes: Array<[string, Prisma.Sql]>,
 ): Promise<RowOf<T>[]> {
+  const statement = Prisma.sql`WITH ${Prisma.join(ctes.map(([name, body]) => Prisma.sql`${ident(name)} AS (${body})`), ', ')} SELECT * FROM "moved"`;
   const run = async (q: Db): Promise<RowOf<T>[]> => {
-    const raw = await q.$queryRaw<Record<string, unknown>[]>(moveStatement(scope, binding, event, match, historyId, opts));
+    const raw = await q.$queryRaw<Record<string, unknown>[]>(statement);
     const rows = raw.map((r) => toRow<RowOf<T>>(r));
     const byPlatform = new Map<string, OutboxEvent[]>();
     if (opts.events) {
@@ -319,18 +319,6 @@ async function moveRows<T extends StatusTable, S extends string, E extends strin
   const claimOpen = scope.idempotency !== undefined && !scope.idempotency.committed;
   if (isClient && (opts.events || claimOpen)) return (db as TenantDb).$transaction((tx: TenantTx) => run(tx));
   return run(db);
-}
-
-function moveStatement<T extends StatusTable, S extends string, E extends string>(
-  scope: SweepScope,
-  binding: StatusColumn<T, S, E>,
-  event: E,
-  match: Prisma.Sql,
-  historyId: Prisma.Sql,
-  opts: Omit<MoveOptions<RowOf<T>>, 'onMiss' | 'from'>,
-): Prisma.Sql {
-  const ctes = moveCtes(scope, binding, event, match, historyId, opts, 'moved');
-  return Prisma.sql`WITH ${Prisma.join(ctes.map(([name, body]) => Prisma.sql`${ident(name)} AS (${body})`), ', ')} SELECT * FROM "moved"`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { AdapterLogger, CallOptions } from '../common.js';
+import { asCallError, type AdapterLogger, type CallOptions } from '../common.js';
 import { withDeadline } from '../guard.js';
 import { CardIssuerError, PROVISIONING_STATUSES, type CardIssuerAdapter, type ProvisionResult } from './port.js';
 
@@ -30,14 +30,6 @@ export function normalizeProvisionResult(raw: unknown, adapterId: string, logger
   return out;
 }
 
-function asIssuerError(err: unknown, adapterId: string): CardIssuerError {
-  if (err instanceof CardIssuerError) return err;
-  const retryable = !(err && typeof err === 'object' && (err as { retryable?: unknown }).retryable === false);
-  const e = new CardIssuerError(`card issuer ${adapterId}: ${err instanceof Error ? err.message : String(err)}`, retryable);
-  (e as Error & { cause?: unknown }).cause = err;
-  return e;
-}
-
 export function guardCardIssuer(inner: CardIssuerAdapter, timeoutMs: number, logger: AdapterLogger): CardIssuerAdapter {
   const id = inner.id;
   const guarded = async <T>(what: string, opts: CallOptions | undefined, call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
@@ -45,7 +37,7 @@ export function guardCardIssuer(inner: CardIssuerAdapter, timeoutMs: number, log
       opts?.signal?.throwIfAborted();
       return await withDeadline(timeoutMs, opts?.signal, call, () => new CardIssuerError(`card issuer ${id}: ${what} did not answer within ${timeoutMs} ms`, true));
     } catch (err) {
-      throw asIssuerError(err, id);
+      throw asCallError(err, CardIssuerError, `card issuer ${id}`);
     }
   };
   // Own properties too (the sandbox's simulate()), then the guarded calls over them.

@@ -1,4 +1,4 @@
-import type { AdapterContext, AdapterLifecycle, CallOptions } from '../common.js';
+import { AdapterCallError, type AdapterContext, type AdapterLifecycle, type CallOptions } from '../common.js';
 
 /**
  * A card issuer-processor: the company that holds the card on the network (Lithic, Marqeta, …, with an
@@ -145,12 +145,6 @@ export interface CardIssuerAdapterContext extends AdapterContext {
 }
 
 /** A call that produced no answer: `retryable: true` (timeouts too) means "ask again with the same key". */
-export class CardIssuerError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = 'CardIssuerError';
-  }
+export class CardIssuerError extends AdapterCallError {
+  override readonly name = 'CardIssuerError';
 }

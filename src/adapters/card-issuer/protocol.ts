@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { InboundWebhookAnswer } from '../common.js';
+import { readInboundMessage } from '../inbound.js';
 import { CARD_EVENT_TYPES, CARD_MESSAGE_KINDS, type CardIssuerAdapterContext } from './port.js';
 
 /**
@@ -45,19 +46,11 @@ export const processorMessage = z.discriminatedUnion('kind', [
 ]);
 export type ProcessorMessage = z.input<typeof processorMessage>;
 
-const bad = (message: string): InboundWebhookAnswer => ({ status: 400, body: { error: { code: 'INVALID_INPUT', message } } });
-
 /** Hands a verified message to the service and turns its receipt into the answer the processor reads. */
 export async function dispatchProcessorMessage(rawBody: Buffer, context: CardIssuerAdapterContext): Promise<InboundWebhookAnswer> {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return bad('body is not JSON');
-  }
-  const parsed = processorMessage.safeParse(json);
-  if (!parsed.success) return bad(parsed.error.issues[0]?.message ?? 'not a processor message');
-  const m = parsed.data;
+  const read = readInboundMessage(rawBody, processorMessage, 'not a processor message');
+  if ('answer' in read) return read.answer;
+  const m = read.message;
   if (m.kind === 'AUTHORIZATION_REQUEST') {
     const d = await context.authorize({ processorRef: m.processorRef, issuerTransactionToken: m.issuerTransactionToken, kind: m.messageKind, amount: m.amount, currency: m.currency, merchant: m.merchant });
     return d.approved

@@ -1,4 +1,4 @@
-import type { AdapterLogger, CallOptions } from '../common.js';
+import { asCallError, type AdapterLogger, type CallOptions } from '../common.js';
 import { withDeadline } from '../guard.js';
 import { CollectionError, OPENING_STATUSES, type CollectionAdapter, type CollectionCredit, type OpenCoordinatesResult } from './port.js';
 
@@ -34,14 +34,6 @@ export function isUsableCredit(c: unknown): c is CollectionCredit {
     typeof x.amount === 'bigint' && x.amount > 0n && typeof x.currency === 'string' && x.receivedAt instanceof Date && !Number.isNaN(x.receivedAt.getTime());
 }
 
-function asCollectionError(err: unknown, adapterId: string): CollectionError {
-  if (err instanceof CollectionError) return err;
-  const retryable = !(err && typeof err === 'object' && (err as { retryable?: unknown }).retryable === false);
-  const e = new CollectionError(`collection ${adapterId}: ${err instanceof Error ? err.message : String(err)}`, retryable);
-  (e as Error & { cause?: unknown }).cause = err;
-  return e;
-}
-
 export function guardCollection(inner: CollectionAdapter, timeoutMs: number, logger: AdapterLogger): CollectionAdapter {
   const id = inner.id;
   const guarded = async <T>(what: string, opts: CallOptions | undefined, call: (signal: AbortSignal) => Promise<T>): Promise<T> => {
@@ -49,7 +41,7 @@ export function guardCollection(inner: CollectionAdapter, timeoutMs: number, log
       opts?.signal?.throwIfAborted();
       return await withDeadline(timeoutMs, opts?.signal, call, () => new CollectionError(`collection ${id}: ${what} did not answer within ${timeoutMs} ms`, true));
     } catch (err) {
-      throw asCollectionError(err, id);
+      throw asCallError(err, CollectionError, `collection ${id}`);
     }
   };
   // Own properties too (the sandbox's simulateCredit), then the guarded calls over them.

@@ -1,4 +1,4 @@
-import type { AdapterContext, AdapterLifecycle, CallOptions } from '../common.js';
+import { AdapterCallError, type AdapterContext, type AdapterLifecycle, type CallOptions } from '../common.js';
 
 /**
  * A collection provider: the bank (or virtual-account program, or custodian) that issues standing pay-in
@@ -106,12 +106,6 @@ export interface CollectionAdapterContext extends AdapterContext {
 }
 
 /** A call that produced no answer: `retryable: true` (timeouts too) means "ask again with the same key". */
-export class CollectionError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = 'CollectionError';
-  }
+export class CollectionError extends AdapterCallError {
+  override readonly name = 'CollectionError';
 }

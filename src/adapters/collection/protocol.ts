@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { InboundWebhookAnswer } from '../common.js';
+import { readInboundMessage } from '../inbound.js';
 import type { CollectionAdapterContext, CollectionCredit } from './port.js';
 
 /**
@@ -27,19 +28,11 @@ export function creditToWire(c: CollectionCredit): z.input<typeof creditWire> {
   return { creditId: c.creditId, reference: c.reference, rail: c.rail, amount: c.amount.toString(), currency: c.currency, receivedAt: c.receivedAt.toISOString(), ...(c.sender ? { sender: c.sender } : {}) };
 }
 
-const bad = (message: string): InboundWebhookAnswer => ({ status: 400, body: { error: { code: 'INVALID_INPUT', message } } });
-
 /** Hands a verified message to the service; the receipt becomes the answer the provider reads (200 for every receipt). */
 export async function dispatchCollectionMessage(rawBody: Buffer, context: CollectionAdapterContext): Promise<InboundWebhookAnswer> {
-  let json: unknown;
-  try {
-    json = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return bad('body is not JSON');
-  }
-  const parsed = collectionMessage.safeParse(json);
-  if (!parsed.success) return bad(parsed.error.issues[0]?.message ?? 'not a collection message');
-  const { kind: _k, ...credit } = parsed.data;
+  const read = readInboundMessage(rawBody, collectionMessage, 'not a collection message');
+  if ('answer' in read) return read.answer;
+  const { kind: _k, ...credit } = read.message;
   const receipt = await context.reportCredit(credit);
   return { status: 200, body: { received: true, receipt } };
 }

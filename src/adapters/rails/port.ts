@@ -1,4 +1,4 @@
-import type { AdapterContext, AdapterLifecycle, CallOptions } from '../common.js';
+import { AdapterCallError, type AdapterContext, type AdapterLifecycle, type CallOptions } from '../common.js';
 
 /**
  * A payment rail: how money leaves the service for an external destination. One implementation per
@@ -161,12 +161,6 @@ export interface RailAdapterContext extends AdapterContext {
  * same idempotency key later. `retryable: false` on submitPayout: the provider refused the request
  * and nothing was sent, so the payment fails (QUOTE_EXECUTION_FAILED) and is refunded.
  */
-export class RailError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = 'RailError';
-  }
+export class RailError extends AdapterCallError {
+  override readonly name = 'RailError';
 }

@@ -1,4 +1,4 @@
-import type { AdapterLogger, CallOptions } from '../common.js';
+import { asCallError, type AdapterLogger, type CallOptions } from '../common.js';
 import { withDeadline } from '../guard.js';
 import { ISSUER_OPERATION_STATUSES, IssuerError, type IssuerOperationResult, type StablecoinIssuer } from './port.js';
 
@@ -27,21 +27,13 @@ export function normalizeIssuerResult(raw: unknown, adapterId: string, logger: A
   return out;
 }
 
-function asIssuerError(err: unknown, adapterId: string): IssuerError {
-  if (err instanceof IssuerError) return err;
-  const refused = !!err && typeof err === 'object' && (err as { retryable?: unknown }).retryable === false;
-  const e = new IssuerError(`issuer ${adapterId}: ${err instanceof Error ? err.message : String(err)}`, !refused);
-  (e as Error & { cause?: unknown }).cause = err;
-  return e;
-}
-
 export function guardIssuer(inner: StablecoinIssuer, timeoutMs: number, logger: AdapterLogger): StablecoinIssuer {
   const id = inner.id;
   const call = async <T>(what: string, opts: CallOptions | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     try {
       return await withDeadline(timeoutMs, opts?.signal, run, () => new IssuerError(`issuer ${id}: ${what} did not answer within ${timeoutMs} ms`, true));
     } catch (err) {
-      throw asIssuerError(err, id);
+      throw asCallError(err, IssuerError, `issuer ${id}`);
     }
   };
   const out: StablecoinIssuer = {

@@ -1,4 +1,4 @@
-import type { AdapterContext, AdapterLifecycle, CallOptions } from '../common.js';
+import { AdapterCallError, type AdapterContext, type AdapterLifecycle, type CallOptions } from '../common.js';
 
 /**
  * A stablecoin issuer: the provider through which a platform mints and burns its own token (REF
@@ -154,13 +154,13 @@ export interface StablecoinIssuerContext extends AdapterContext {
  * `retryable: false`: the provider refused the request; `code` says why (CREDENTIALS_INVALID,
  * CREDENTIALS_REVOKED, REQUEST_REFUSED).
  */
-export class IssuerError extends Error {
+export class IssuerError extends AdapterCallError {
+  override readonly name = 'IssuerError';
   constructor(
     message: string,
-    readonly retryable: boolean,
+    retryable: boolean,
     readonly code: 'CREDENTIALS_INVALID' | 'CREDENTIALS_REVOKED' | 'REQUEST_REFUSED' | 'UNAVAILABLE' = retryable ? 'UNAVAILABLE' : 'REQUEST_REFUSED',
   ) {
-    super(message);
-    this.name = 'IssuerError';
+    super(message, retryable);
   }
 }

@@ -70,20 +70,11 @@ export async function findAnyAccounts(ctx: Ctx, ids: string[]): Promise<External
   return rows.map((row) => toRecord(row, ctx.config.EXTERNAL_ACCOUNT_ENCRYPTION_KEY));
 }
 
-export interface NewAccount {
-  id: string;
-  customerId: string | null;
-  status: ExternalAccountStatus;
-  platformAccountId: string | null;
-  ownershipType: string | null;
-  currency: string;
-  accountType: string;
-  accountInfo: Record<string, unknown>;
-  paymentRails: string[];
-  identifierLast3: string;
-  identityHash: string;
-  defaultUmaDepositAccount: boolean;
-}
+/** What creating an account sets: the record's own fields, and the identity hash that finds duplicates. */
+export type NewAccount = Pick<
+  ExternalAccountRecord,
+  'id' | 'customerId' | 'status' | 'platformAccountId' | 'ownershipType' | 'currency' | 'accountType' | 'accountInfo' | 'paymentRails' | 'identifierLast3' | 'defaultUmaDepositAccount'
+> & { identityHash: string };
 
 export async function insertAccount(ctx: Ctx, tx: TenantTx, a: NewAccount): Promise<ExternalAccountRecord> {
   const now = ctx.clock.now();

@@ -7,8 +7,7 @@ import type { LivenessOutcome } from '../../adapters/liveness/port.js';
 import type { CanonicalAccountType } from './account-types.js';
 import { isOwnershipProvable, signatureFamilyOf, type OwnershipType } from './external-accounts.model.js';
 import { enqueueLivenessOutcome, EXTERNAL_ACCOUNTS_QUEUE, JOB_OPTIONS, livenessOutcomeJobId, type LivenessOutcomeJob } from './external-accounts.queue.js';
-import { ensureJob, sweepDue } from '../../platform/durable.js';
-import { queueOf } from '../../platform/queue.js';
+import { recordedOutcomes, reviveOverdue, type RecordedOutcome } from '../../platform/durable.js';
 import { platformOfLookup } from '../../platform/tenant-lookups.js';
 import { abandonChallenges, findOutstandingChallenge, insertChallenge, resolveChallenge, transitionAccount } from './external-accounts.repo.js';
 import type { ExternalAccountRecord } from './external-accounts.schemas.js';
@@ -151,21 +150,11 @@ export async function receiveLivenessOutcome(deps: AppDeps, token: string, outco
  * still not applied get their job again (same id: a no-op while it is live).
  */
 export async function sweepLivenessOutcomes(deps: AppDeps): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - deps.config.JOB_SWEEP_GRACE_MS);
-  const q = queueOf(deps, EXTERNAL_ACCOUNTS_QUEUE);
-  return sweepDue(
+  return reviveOverdue<RecordedOutcome>(
     deps,
     EXTERNAL_ACCOUNTS_QUEUE,
-    'external_account_challenges',
-    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
-      SELECT id, platform_id, liveness_outcome FROM external_account_challenges
-       WHERE platform_id = ANY(${platforms}) AND status = 'OUTSTANDING' AND liveness_outcome IS NOT NULL AND outcome_received_at < ${cutoff}
-       ORDER BY outcome_received_at LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
-    (c) =>
-      ensureJob(q, 'liveness-outcome', { platformId: c.platform_id, challengeId: c.id, outcome: c.liveness_outcome } satisfies LivenessOutcomeJob, {
-        jobId: livenessOutcomeJobId(c.id),
-        ...JOB_OPTIONS,
-      }),
+    recordedOutcomes(deps, 'external_account_challenges', 'OUTSTANDING', 'outcome_received_at'),
+    (c) => ['liveness-outcome', { platformId: c.platform_id, challengeId: c.id, outcome: c.liveness_outcome } satisfies LivenessOutcomeJob, { jobId: livenessOutcomeJobId(c.id), ...JOB_OPTIONS }],
   );
 }
 

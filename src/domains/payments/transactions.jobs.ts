@@ -2,7 +2,8 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
-import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
+import { jobIdOf, reviveOverdue } from '../../platform/durable.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import { perPlatformGroup } from '../../platform/platform-groups.js';
 import { randomUUID } from 'node:crypto';
 import { coalescer, type Coalescer } from '../../platform/coalesce.js';
@@ -287,30 +288,19 @@ export async function sweepPayments(deps: AppDeps): Promise<number> {
  * whose check is due (reconcilePayments). Every step is idempotent, so a re-queue is harmless.
  */
 export async function sweepPaymentWork(deps: AppDeps): Promise<number> {
-  const staleBefore = new Date(deps.clock.now().getTime() - deps.config.PAYMENT_STALE_MS);
-  const batch = deps.config.PAYMENT_RECONCILE_BATCH;
-  const q = queueOf(deps, PAYMENTS_QUEUE);
-  const submits = await sweepDue(
-    deps,
-    PAYMENTS_QUEUE,
-    'transactions',
-    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
-      SELECT id, platform_id, updated_at FROM transactions
-       WHERE platform_id = ANY(${platforms}) AND status = 'PROCESSING' AND rail_reference IS NULL AND updated_at < ${staleBefore}
-       ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
-    (t) => ensureJob(q, 'submit', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('submit', t.id, t.updated_at), ...JOB_RETRY }),
-  );
-  const refunds = await sweepDue(
-    deps,
-    PAYMENTS_QUEUE,
-    'transactions',
-    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; updated_at: Date }>>`
-      SELECT id, platform_id, updated_at FROM transactions
-       WHERE platform_id = ANY(${platforms}) AND refund_status = 'PENDING' AND updated_at < ${staleBefore}
-       ORDER BY updated_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
-    (t) => ensureJob(q, 'refund', { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId('refund', t.id, t.updated_at), ...JOB_RETRY }),
-  );
+  const submits = await reviveStale(deps, 'submit', Prisma.sql`status = 'PROCESSING' AND rail_reference IS NULL`);
+  const refunds = await reviveStale(deps, 'refund', Prisma.sql`refund_status = 'PENDING'`);
   return submits + refunds + (await reconcilePayments(deps));
+}
+
+/** Transactions matching `where` untouched for PAYMENT_STALE_MS get their `kind` job again (a lost submission or refund). */
+function reviveStale(deps: AppDeps, kind: 'submit' | 'refund', where: Prisma.Sql): Promise<number> {
+  return reviveOverdue<{ id: string; platform_id: string; updated_at: Date }>(
+    deps,
+    PAYMENTS_QUEUE,
+    { table: 'transactions', columns: ['id', 'platform_id', 'updated_at'], where, due: 'updated_at', graceMs: deps.config.PAYMENT_STALE_MS, batch: deps.config.PAYMENT_RECONCILE_BATCH },
+    (t) => [kind, { platformId: t.platform_id, transactionId: t.id } satisfies PaymentJob, { jobId: staleJobId(kind, t.id, t.updated_at), ...JOB_RETRY }],
+  );
 }
 
 /**

@@ -12,8 +12,7 @@ import { getScaCustomer } from './sca.customers.js';
 import { revokeSessions } from './login.service.js';
 import { OPEN_RESET_STATUSES, resetLifecycle, type ResetEvent, type ResetFactor, type ResetStatus } from './sca.model.js';
 import { enqueueResetLivenessOutcome, RESET_JOB_OPTIONS, resetOutcomeJobId, SCA_QUEUE, type ResetLivenessOutcomeJob } from './sca.queue.js';
-import { ensureJob, sweepDue } from '../../platform/durable.js';
-import { queueOf } from '../../platform/queue.js';
+import { recordedOutcomes, reviveOverdue, type RecordedOutcome } from '../../platform/durable.js';
 import { platformOfLookup, syncLookups } from '../../platform/tenant-lookups.js';
 import { perPlatformGroup } from '../../platform/platform-groups.js';
 
@@ -191,21 +190,11 @@ export async function receiveResetLivenessOutcome(deps: AppDeps, token: string, 
  * job again, with the recorded verdict (same job id: a no-op while it is live).
  */
 export async function sweepResetReviews(deps: AppDeps): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - deps.config.JOB_SWEEP_GRACE_MS);
-  const q = queueOf(deps, SCA_QUEUE);
-  return sweepDue(
+  return reviveOverdue<RecordedOutcome>(
     deps,
     SCA_QUEUE,
-    'sca_factor_resets',
-    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; liveness_outcome: LivenessOutcome }>>`
-      SELECT id, platform_id, liveness_outcome FROM sca_factor_resets
-       WHERE platform_id = ANY(${platforms}) AND status = 'PENDING_REVIEW' AND liveness_outcome IS NOT NULL AND review_due_at < ${cutoff}
-       ORDER BY review_due_at LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
-    (r) =>
-      ensureJob(q, 'reset-liveness-outcome', { platformId: r.platform_id, resetId: r.id, outcome: r.liveness_outcome } satisfies ResetLivenessOutcomeJob, {
-        jobId: resetOutcomeJobId(r.id),
-        ...RESET_JOB_OPTIONS,
-      }),
+    recordedOutcomes(deps, 'sca_factor_resets', 'PENDING_REVIEW', 'review_due_at'),
+    (r) => ['reset-liveness-outcome', { platformId: r.platform_id, resetId: r.id, outcome: r.liveness_outcome } satisfies ResetLivenessOutcomeJob, { jobId: resetOutcomeJobId(r.id), ...RESET_JOB_OPTIONS }],
   );
 }
 

@@ -2,8 +2,8 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
-import { ensureJob, sweepDue } from '../../platform/durable.js';
-import type { Verification } from '../../generated/prisma/client.js';
+import { reviveOverdue } from '../../platform/durable.js';
+import { Prisma, type Verification } from '../../generated/prisma/client.js';
 import type { KycOutcome } from '../../adapters/kyc/port.js';
 import { moveCustomerStatus } from '../customers/index.js';
 import { IDENTITY_DOCUMENTS, OPEN_STATUSES, rejectionErrorType, type VerificationError } from './verification.model.js';
@@ -108,21 +108,11 @@ export function startDecisionWorker(deps: AppDeps, connection: ConnectionOptions
  * re-added, asking the provider again. Rows locked SKIP LOCKED: several workers sweep disjoint cases.
  */
 export async function reconcileOpenCases(deps: AppDeps): Promise<number> {
-  const cutoff = new Date(deps.clock.now().getTime() - deps.config.KYC_RECONCILE_AFTER_MS);
-  const q = queueOf(deps, KYC_QUEUE);
   const open = [...OPEN_STATUSES];
-  return sweepDue(
+  return reviveOverdue<{ id: string; platform_id: string; decision_count: number }>(
     deps,
     KYC_QUEUE,
-    'verifications',
-    (tx, platforms) => tx.$queryRaw<Array<{ id: string; platform_id: string; decision_count: number }>>`
-      SELECT id, platform_id, decision_count FROM verifications
-       WHERE platform_id = ANY(${platforms}) AND status = ANY(${open}) AND updated_at < ${cutoff}
-       ORDER BY updated_at LIMIT ${deps.config.KYC_RECONCILE_BATCH} FOR UPDATE SKIP LOCKED`,
-    (v) =>
-      ensureJob(q, 'decide', { platformId: v.platform_id, verificationId: v.id } satisfies DecisionJob, {
-        jobId: jobIdFor({ id: v.id, decisionCount: v.decision_count }),
-        ...decisionOpts(deps),
-      }),
+    { table: 'verifications', columns: ['id', 'platform_id', 'decision_count'], where: Prisma.sql`status = ANY(${open})`, due: 'updated_at', graceMs: deps.config.KYC_RECONCILE_AFTER_MS, batch: deps.config.KYC_RECONCILE_BATCH },
+    (v) => ['decide', { platformId: v.platform_id, verificationId: v.id } satisfies DecisionJob, { jobId: jobIdFor({ id: v.id, decisionCount: v.decision_count }), ...decisionOpts(deps) }],
   );
 }
