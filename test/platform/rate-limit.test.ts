@@ -124,7 +124,9 @@ describe('rate limit counters', () => {
   it('a lease ends with its window: the first hit after it is counted in a new window', async () => {
     const ns = `${env.config.REDIS_PREFIX}:rlt_${randomBytes(3).toString('hex')}:`;
     const store = newStore(ns);
-    const windowMs = 150;
+    // Long enough that a loaded machine still makes a second hit inside it; short enough that hits 10 ms
+    // apart (at most 50 of them) never use up a lease of LEASE_MAX (64) permits.
+    const windowMs = 500;
     expect((await incr(store, 'k', 1000, windowMs)).current).toBe(1);
     // Hit until a hit is counted in a new window (bounded): until then every hit takes the lease's next
     // permit, in order; the first hit after the window is 1 again, and Redis counts the new lease.
