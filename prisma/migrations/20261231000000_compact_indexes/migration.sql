@@ -6,17 +6,17 @@
 --    Without the id in the key, B-tree deduplication keeps one key and a list of row pointers for the rows of
 --    one timestamp: ~100 bytes an entry fewer.
 DROP INDEX IF EXISTS "webhook_events_platform_id_created_at_id_idx";
-CREATE INDEX "webhook_events_platform_id_created_at_idx" ON "webhook_events"("platform_id", "created_at") WITH (fillfactor = 100);
+CREATE INDEX IF NOT EXISTS "webhook_events_platform_id_created_at_idx" ON "webhook_events"("platform_id", "created_at") WITH (fillfactor = 100);
 DROP INDEX IF EXISTS "transactions_platform_id_created_at_id_idx";
-CREATE INDEX "transactions_platform_id_created_at_idx" ON "transactions"("platform_id", "created_at") WITH (fillfactor = 100);
+CREATE INDEX IF NOT EXISTS "transactions_platform_id_created_at_idx" ON "transactions"("platform_id", "created_at") WITH (fillfactor = 100);
 DROP INDEX IF EXISTS "quotes_platform_id_created_at_id_idx";
-CREATE INDEX "quotes_platform_id_created_at_idx" ON "quotes"("platform_id", "created_at") WITH (fillfactor = 100);
+CREATE INDEX IF NOT EXISTS "quotes_platform_id_created_at_idx" ON "quotes"("platform_id", "created_at") WITH (fillfactor = 100);
 
 -- 2. Quotes by sending account without platform_id (as 30c did for customers and receiving accounts): a quote's
 --    source is always one of the platform's internal accounts (globally unique ids), never a clearing account
 --    shared by every platform (those are incoming payments' sources: transactions keep platform_id there).
 DROP INDEX IF EXISTS "quotes_platform_id_source_account_id_id_idx";
-CREATE INDEX "quotes_source_account_id_id_idx" ON "quotes"("source_account_id", "id") WITH (fillfactor = 100);
+CREATE INDEX IF NOT EXISTS "quotes_source_account_id_id_idx" ON "quotes"("source_account_id", "id") WITH (fillfactor = 100);
 
 -- 3. Every other B-tree of the six payment tables fills its leaf pages to 100 % (it was 90 %, the default; the
 --    ledger's and status changes' keys already were, 30b). Their keys end with a time-ordered id (UUIDv7), so
