@@ -407,8 +407,6 @@ async function measure(w: World, label: string, payOffset: number): Promise<Meas
   await w.db.query('ANALYZE');
   const storage = await measureStorage(w);
   for (const line of storageLines(storage)) log(`  ${line}`);
-  const atRest = await measureAtRest(w);
-  for (const line of atRestLines(atRest)) log(`  ${line}`);
   const reads = await measureReads(w);
   const idlePct = await measureIdle(w);
   log(`  Postgres idle: ${idlePct.toFixed(2)} % of a core`);
@@ -420,6 +418,9 @@ async function measure(w: World, label: string, payOffset: number): Promise<Meas
   };
   for (const [k, v] of Object.entries(pay)) log(`  ${k}: ${v.rps.toFixed(0)}/s, p99 ${v.p99.toFixed(0)} ms, ${v.errors} errors`);
   await quiesce(w);
+  // Last: its copies (writes, WAL) must not disturb the timings above.
+  const atRest = await measureAtRest(w);
+  for (const line of atRestLines(atRest)) log(`  ${line}`);
   return { ...storage, atRest, reads, pay, metricsMs, idlePct };
 }
 
