@@ -209,6 +209,8 @@ const LISTS: Array<[string, () => string, string]> = [
   ['webhook events of a resource (the dashboard payment page)', () => `/webhook-events?resourceId=${sample.transactionId}`, 'webhook_events'],
   ['webhook events by type', () => `/webhook-events?type=${sample.eventType}`, 'webhook_events'],
   ['webhook events by delivery status', () => '/webhook-events?deliveryStatus=FAILED', 'webhook_events'],
+  // 30d: (platform_id, created_at) gives the window's order; an Incremental Sort orders one timestamp's rows by id.
+  ['webhook events by time window', () => `/webhook-events?${window()}`, 'webhook_events'],
   ['cards by state', () => '/cards?state=FROZEN', 'cards'],
   ['cards by cardholder', () => `/cards?cardholderId=${sample.customerId}`, 'cards'],
   ['card transactions in the unfiltered transaction list', () => '/transactions', 'card_transactions'],
@@ -229,6 +231,21 @@ describe('every list is read through an index in its own order, at the size of a
     for (const { sql, plan } of await plansOf(url(), table)) {
       expect(planProblems(plan, table), `${sql}\n${JSON.stringify(plan, null, 1)}`).toEqual([]);
       expect(indexesUsed(plan).length, sql).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('a time window is read through (platform_id, created_at) in its order (issue 30, 30d)', () => {
+  const WINDOWS: Array<[string, () => string, string]> = [
+    ['transactions', () => `/transactions?${window()}`, 'transactions_platform_id_created_at_idx'],
+    ['quotes', () => `/quotes?createdAfter=${encodeURIComponent(day.toISOString())}&createdBefore=${encodeURIComponent(new Date(day.getTime() + 86_400_000).toISOString())}`, 'quotes_platform_id_created_at_idx'],
+    ['webhook_events', () => `/webhook-events?${window()}`, 'webhook_events_platform_id_created_at_idx'],
+  ];
+  it.each(WINDOWS)('%s: the created_at index, the ties on created_at put in id order by an Incremental Sort, no Sort', async (table, url, index) => {
+    for (const { sql, plan } of await plansOf(url(), table)) {
+      expect(indexesUsed(plan), sql).toContain(index);
+      const nodes = (n: PlanNode): string[] => [n['Node Type'], ...(n.Plans ?? []).flatMap(nodes)];
+      expect(nodes(plan), `${sql}\n${JSON.stringify(plan, null, 1)}`).not.toContain('Sort');
     }
   });
 });
