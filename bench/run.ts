@@ -22,7 +22,7 @@
  * BENCH_WARMUP_S (3: unmeasured load before each service scenario), BENCH_LOG_LEVEL (API log level; .env.example's), BENCH_PGBENCH_SCALE (= connections), BENCH_DATABASE_ROOT
  * (postgresql://postgres@127.0.0.1:5432/postgres; defaults to DATABASE_URL's server), REDIS_URL
  * (redis://127.0.0.1:6379), BENCH_KEEP_DB=1 (keep the scratch databases), BENCH_CEILINGS=0 (skip the ceilings while working on the
- * service: no ratios), BENCH_ONLY=spread,hot (only those of the service scenarios config, spread, unkeyed, hot, reads), BENCH_PROFILE=1 (V8 CPU profiles
+ * service: no ratios), BENCH_ONLY=spread,hot (only those of the scenarios config, spread, unkeyed, hot, reads, cards), BENCH_PROFILE=1 (V8 CPU profiles
  * of the API and the worker in bench/results/profiles). Writes bench/results/latest.json.
  * Exit code: 0 every target met, 2 some target missed, 1 the bench itself failed.
  */
@@ -876,7 +876,8 @@ async function main() {
   try {
     log(`${DURATION_S}s per scenario, ${CONNECTIONS} connections, ${SENDERS} balances, node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     const c = await ceilings(dbs);
-    await service(dbs, c);
+    // BENCH_ONLY=cards: the payments service is not started (the card bench runs its own API).
+    if (!ONLY || (['config', 'spread', 'unkeyed', 'hot', 'reads'] as const).some(want)) await service(dbs, c);
     if (!ONLY || ONLY.has('cards')) rows.push(await (await import('./card-authorization.js')).cardAuthorizationRow(c.tpcb.tps)); // issue 27
   } catch (err) {
     error = err;

@@ -140,27 +140,35 @@ const DEFAULTED: ReadonlyArray<keyof CardTransaction> = [
 ];
 const isDefault = (v: unknown) => v === 0n || v === 0 || v === false || v === null;
 
-/**
- * A decline's row without the columns it leaves at their defaults (zeros, no pull, no expiry): every approval
- * statement carries the INSUFFICIENT_FUNDS alternative, so its parameter is kept small (issue 27, 27c).
- */
+/** A decline's row without the columns it leaves at their defaults (zeros, no pull, no expiry): a smaller parameter (27c). */
 function declineRow(row: CardTransaction): Record<string, unknown> {
   const out: Record<string, unknown> = { ...row };
   for (const k of DEFAULTED) if (isDefault(out[k])) out[k] = undefined;
   return out;
 }
 
-/** The row, its status history row, and (approved) its CARD_TRANSACTION events, inserted when `when` holds. */
-function insertDecision(ctx: Ctx, s: OneStatement, cte: string, row: CardTransaction, when: string): void {
+/** The status history row of a decided authorization (its first status). */
+function historyRow(ctx: Ctx, row: CardTransaction): Record<string, unknown> {
   const approved = row.status !== 'DECLINED';
-  s.insertIf(cte, 'card_transactions', [approved ? row : declineRow(row)], when, DECIDED_COLUMNS);
-  s.insertIf(`${cte}_h`, 'status_changes', [{ id: newUuid(), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: row.declineReason, createdAt: row.createdAt }], when);
-  if (!approved) return;
+  return { id: newUuid(), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: row.declineReason, createdAt: row.createdAt };
+}
+
+/** The CARD_TRANSACTION events of an approval (a single-message one is settled at once: AUTHORIZED then SETTLED). */
+function approvalEvents(ctx: Ctx, row: CardTransaction): Array<Record<string, unknown>> {
   const resource = new JsonText(JSON.stringify(cardTransactionResource(row)));
   const events = [{ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.AUTHORIZED', data: resource }];
   if (row.status === 'SETTLED') events.push({ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.SETTLED', data: resource });
-  s.insertIf(`${cte}_ev`, 'webhook_events', events, when);
+  return events;
 }
+
+/**
+ * An approval's statement writes one of two outcomes: the approval when the ledger took the hold, else the
+ * INSUFFICIENT_FUNDS decline. Both rows go to ONE insert per table, each row kept by its own condition (read
+ * from its status column), not one insert per outcome: every insert node of a statement opens its table's
+ * indexes and takes their locks whether or not it writes a row, so a second card_transactions insert cost as
+ * much executor start-up as the first (27d: 9 → 7 insert/update nodes, 44 → 35 index opens per approval).
+ */
+const eitherOutcome = (statusColumn: string, approved: string, declined: string) => `CASE WHEN ${statusColumn} = 'DECLINED' THEN ${declined} ELSE ${approved} END`;
 
 /**
  * AUTHORIZE: the decision the network waits for, written by ONE statement — one round trip, committed
@@ -193,16 +201,21 @@ export async function writeAuthorization(ctx: Ctx, n: NewCardTransaction, finger
   const go = 'EXISTS (SELECT 1 FROM go)';
   const row = authorizationRow(ctx, n, now);
   if (n.decline !== null) {
-    insertDecision(ctx, s, 'ct_no', row, go);
+    s.insertIf('ct', 'card_transactions', [declineRow(row)], go, DECIDED_COLUMNS);
+    s.insertIf('ct_h', 'status_changes', [historyRow(ctx, row)], go);
   } else {
     const credit = isCredit(n.kind);
     const financial = isFinancial(n.kind);
     const postings = authorizationPostings(n.accountId, n.fundingCurrency, toFunding(n.amount, n.exchangeRate), credit, financial);
     const posted = gatedJournalCtes(s, { platformId: ctx.platformId, key: `card:${row.id}:auth`, kind: journalKind(credit, financial), referenceId: row.id, postings, at: now, prefix: 'j', when: go });
-    insertDecision(ctx, s, 'ct_ok', row, posted);
-    insertDecision(ctx, s, 'ct_no', authorizationRow(ctx, { ...n, decline: 'INSUFFICIENT_FUNDS' }, now), `${go} AND NOT ${posted}`);
+    const short = authorizationRow(ctx, { ...n, decline: 'INSUFFICIENT_FUNDS' }, now);
+    const shortOf = `${go} AND NOT ${posted}`;
+    // Both rows whole (same columns): json_populate_recordset gives a column missing from one row NULL, not its default.
+    s.insertIf('ct', 'card_transactions', [row, short], eitherOutcome('status', posted, shortOf), DECIDED_COLUMNS);
+    s.insertIf('ct_h', 'status_changes', [historyRow(ctx, row), historyRow(ctx, short)], eitherOutcome('to_status', posted, shortOf));
+    s.insertIf('ct_ev', 'webhook_events', approvalEvents(ctx, row), posted);
   }
-  const written = n.decline === null ? 'SELECT * FROM ct_ok UNION ALL SELECT * FROM ct_no' : 'SELECT * FROM ct_no';
+  const written = 'SELECT * FROM ct';
   const [out] = await s.run<{ fresh: boolean | null; seen: boolean; decided: { id: string; status: string; decline_reason: string | null; held_amount: string; funding_currency: string } | null }>(
     poolOf(ctx.prisma),
     `${fingerprint !== null ? '(SELECT fresh FROM facts)' : 'true'} AS fresh, EXISTS (SELECT 1 FROM seen) AS seen,
