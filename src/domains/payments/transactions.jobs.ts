@@ -110,9 +110,11 @@ export async function enqueuePayoutReport(deps: AppDeps, data: Required<Omit<Pay
  *   SKIP            the step did nothing: the schedule is left as it is
  *   DONE / REFUND   no further check (null); REFUND also queues the refund (refund_status PENDING
  *                   is its durable record)
- *   POLL, poll rail next check after the rail's pollAfterMs (bounded by PAYMENT_POLL_MIN/MAX_MS),
- *                   recorded as that time + PAYMENT_RECONCILE_GRACE_MS: reconciliation steps in
- *                   only if the poll job is that late (lost)
+ *   POLL, poll rail next check after the rail's pollAfterMs (bounded by PAYMENT_POLL_MIN/MAX_MS)
+ *                   counted from the rail's answer (the outcome's `at`: the poll is due when the rail
+ *                   said, however long the step took to write), recorded as that time +
+ *                   PAYMENT_RECONCILE_GRACE_MS (pollCheck): reconciliation steps in only if the poll
+ *                   job is that late (lost). `recorded`: the step's own statement wrote it already.
  *   POLL, push rail no poll: reconciliation asks every PAYMENT_RECONCILE_RETRY_MS
  * A completed payment is watched for a bank return (POLL after COMPLETED) only within
  * PAYMENT_RETURN_WINDOW_MS of its settlement.
