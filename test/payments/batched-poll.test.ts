@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
+import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
 import { pollPayments, submitPayments } from '../../src/domains/payments/settlement.batches.js';
+import { queueOf } from '../../src/platform/queue.js';
+import { PAYMENTS_QUEUE, enqueueSubmit } from '../../src/domains/payments/transactions.jobs.js';
+import type { Job } from 'bullmq';
 
 /**
  * Issue 24 (24d): the payments worker asks about the payments it polls as one batch (pollPayments): one
@@ -65,6 +68,50 @@ async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; statements
 const status = async (s: Sender, id: string) => (await s.p.request({ method: 'GET', url: `/transactions/${id}` })).json().status as string;
 
 describe('batched polls (issue 24)', () => {
+  it('a submission the rail answers PENDING stores its reference and its first poll\'s schedule in one statement, and the poll is queued at the rail\'s due time', async () => {
+    const s = await sender();
+    const res = await s.p.request({
+      method: 'POST',
+      url: '/quotes',
+      payload: { source: { sourceType: 'ACCOUNT', accountId: s.usd }, destination: { destinationType: 'ACCOUNT', accountId: s.dest }, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: 2_000, immediatelyExecute: true },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const item = { platformId: s.p.platformId, transactionId: res.json().transactionId as string };
+    const submit = await counted(() => submitPayments(env.deps, [item]));
+    expect(submit.result).toMatchObject([{ next: 'POLL', recorded: true }]);
+    // The claim, the destination, the bank's own, the record (reference + schedule): nothing read back, no second write of the schedule.
+    expect(submit.statements, submit.statements.join('\n')).toHaveLength(4);
+    expect(submit.statements.filter((x) => x.startsWith('UPDATE transactions t SET rail_reference'))).toHaveLength(1);
+    const row = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: item.transactionId } });
+    const payout = await env.deps.prisma.sandboxBankPayout.findFirstOrThrow({ where: { idempotencyKey: item.transactionId } });
+    expect(row.railReference).toBe(payout.reference);
+    // The schedule token: the rail's due time (never before its delay: an early poll is a wasted one) plus the grace.
+    const due = row.reconcileAfter!.getTime() - env.deps.config.PAYMENT_RECONCILE_GRACE_MS;
+    expect(due).toBeGreaterThanOrEqual(payout.submittedAt.getTime() + 8_000);
+
+    // Through the worker: the poll job holds that token and is due at that time (its delay counted from the rail's answer).
+    const again = await sender();
+    const res2 = await again.p.request({
+      method: 'POST',
+      url: '/quotes',
+      payload: { source: { sourceType: 'ACCOUNT', accountId: again.usd }, destination: { destinationType: 'ACCOUNT', accountId: again.dest }, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: 2_100, immediatelyExecute: true },
+    });
+    expect(res2.statusCode, res2.body).toBe(201);
+    const id2 = res2.json().transactionId as string;
+    const queue = queueOf(env.deps, PAYMENTS_QUEUE);
+    await enqueueSubmit(env.deps, { platformId: again.p.platformId, transactionId: id2 });
+    const workers = env.startWorkers();
+    let poll: Job;
+    try {
+      poll = await eventually(async () => (await queue.getJobs(['delayed', 'wait', 'active', 'completed'])).find((j) => j.name === 'poll' && j.data.transactionId === id2), 30_000);
+    } finally {
+      await workers.close();
+    }
+    const row2 = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id: id2 } });
+    expect(poll.data.token).toBe(row2.reconcileAfter!.getTime());
+    expect(poll.timestamp + poll.delay).toBeLessThanOrEqual(row2.reconcileAfter!.getTime() - env.deps.config.PAYMENT_RECONCILE_GRACE_MS);
+  }, 180_000);
+
   it('polls many payments in as many statements as one, each settled once; a failed one is failed and refunded', async () => {
     const s = await sender();
     const one = await submitted(s, 1_000);
@@ -80,8 +127,11 @@ describe('batched polls (issue 24)', () => {
     const single = await counted(() => pollPayments(env.deps, [one]));
     const batch = await counted(() => pollPayments(env.deps, many));
     console.log(`poll, 1 payment: ${single.statements.length} statements\n  ${single.statements.join('\n  ')}\npoll, ${many.length} payments: ${batch.statements.length} statements\n  ${batch.statements.join('\n  ')}`);
-    expect(single.result).toEqual([{ next: 'DONE' }]);
-    expect(batch.result).toEqual(many.map(() => ({ next: 'DONE' })));
+    // Issue 24h: the settlement's own statement ends the check schedule (`recorded`: nothing left for the scheduler to read or move).
+    expect(single.result).toEqual([{ next: 'DONE', recorded: true }]);
+    expect(batch.result).toEqual(many.map(() => ({ next: 'DONE', recorded: true })));
+    const schedules = await env.deps.prisma.transaction.findMany({ where: { id: { in: [one, ...many].map((p) => p.transactionId) } }, select: { reconcileAfter: true, railReference: true } });
+    expect(schedules.every((t) => t.reconcileAfter === null && t.railReference !== null), JSON.stringify(schedules)).toBe(true);
     expect(batch.statements.length, batch.statements.join('\n')).toBe(single.statements.length);
     for (const p of [one, ...many]) expect(await status(s, p.transactionId)).toBe('COMPLETED');
 

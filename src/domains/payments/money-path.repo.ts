@@ -512,6 +512,32 @@ export async function claimSubmissions(pool: pg.Pool, platformId: string, transa
   return modelRows<Transaction>(r);
 }
 
+/** A rail's reference to store on a submitted payment (recordSubmissions). */
+export interface SubmissionRecord extends RailSubmission {
+  transactionId: string;
+}
+
+/**
+ * The one writer of a submission's record (issue 24h): the rail's reference, when it was submitted and its
+ * check schedule (`reconcile_after`) on each listed payment of ONE platform that has no reference yet (a report
+ * pushed before the submission's answer may have stored it: kept), in one statement for the lot. Returns the
+ * status of each payment recorded, by id; one not returned already had a reference. Rows are found by key only
+ * (keysPlannedAsOne, checkedAfterKeyLookup), one platform named with a plain `platform_id = $1` (issue 29).
+ */
+export async function recordSubmissions(pool: pg.Pool, platformId: string, records: readonly SubmissionRecord[]): Promise<Map<string, string>> {
+  if (records.length === 0) return new Map();
+  const iso = (d: Date | null) => d?.toISOString() ?? null;
+  const r = await query<{ id: string; status: string }>(
+    pool,
+    `UPDATE transactions t SET rail_reference = m.ref, submitted_at = m.submitted_at, reconcile_after = m.reconcile_after
+       FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[]) AS m(id, ref, submitted_at, reconcile_after)
+      WHERE t.platform_id = $1 AND t.id = ANY(${keysPlannedAsOne('$2::text[]')}) AND t.id = m.id AND ${checkedAfterKeyLookup('t.rail_reference IS NULL')}
+      RETURNING t.id, t.status`,
+    [platformId, records.map((x) => x.transactionId), records.map((x) => x.reference), records.map((x) => iso(x.submittedAt)), records.map((x) => iso(x.reconcileAfter))],
+  );
+  return new Map(r.rows.map((row) => [row.id, row.status]));
+}
+
 /**
  * The one writer of a completed refund, one statement: the refund's compare-and-set PENDING → COMPLETED
  * (transition()'s `complete` of the refund lifecycle, with its history row), its journal (a release or a

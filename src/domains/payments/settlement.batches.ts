@@ -10,8 +10,8 @@ import type { Posting } from '../ledger/index.js';
 import { railFor } from '../../adapters/rails/registry.js';
 import { getPayoutDestinations } from '../external-accounts/index.js';
 import type { PayoutRequest, PayoutResult, RailAdapter } from '../../adapters/rails/port.js';
-import { claimSubmissions, settlePayments, type RailSubmission } from './money-path.repo.js';
-import { applyPayoutResult, completedAtOnce, loadTransaction, payoutRequest, pollPayment, RAIL_PAYOUT_UNKNOWN, recordSubmission, settlePostingsOf, submitPayment, type StepOutcome } from './settlement.service.js';
+import { claimSubmissions, recordSubmissions, settlePayments, type RailSubmission } from './money-path.repo.js';
+import { applyPayoutResult, completedAtOnce, loadTransaction, payoutRequest, pollCheck, pollPayment, RAIL_PAYOUT_UNKNOWN, recordSubmission, settlePostingsOf, submitPayment, type StepOutcome } from './settlement.service.js';
 
 /**
  * submitPayment for many payments at once (issue 12: the payments worker's batches when its queue has a
@@ -36,9 +36,9 @@ export async function submitPayments(deps: AppDeps, items: ReadonlyArray<{ platf
     }),
   );
   const claimed = (await Promise.all(claims)).flat();
-  const batch: Batch = { outcomes: new Map(), completed: [] };
+  const batch: Batch = { outcomes: new Map(), completed: [], pending: [] };
   await Promise.all([...groupBy(claimed, (t) => t.platformId)].map(([platformId, ts]) => submitClaimed(deps, ctxFor(deps, platformId), ts, batch)));
-  await settleCompleted(deps, batch);
+  await Promise.all([settleCompleted(deps, batch), recordPending(deps, batch)]);
   // One payment's failure is its job's alone (retried by the queue), not the batch's.
   return Promise.all(items.map((i) => (batch.outcomes.get(i.transactionId) ?? submitPayment(deps, i.platformId, i.transactionId)).catch(asError)));
 }
@@ -53,10 +53,20 @@ interface Completed {
   outcome: StepOutcome;
 }
 
-/** What a batch decided so far: each payment's outcome on its own path, and the payouts to settle together. */
+/** A payout a polling rail answered PENDING at submission (its reference to record with the others of its platform). */
+interface Pending {
+  ctx: Ctx;
+  t: Transaction;
+  result: PayoutResult;
+  /** When the rail answered (epoch ms): its pollAfterMs counts from then. */
+  at: number;
+}
+
+/** What a batch decided so far: each payment's outcome on its own path, the payouts to settle together and those to record together. */
 interface Batch {
   outcomes: Map<string, Promise<StepOutcome>>;
   completed: Completed[];
+  pending: Pending[];
 }
 
 /** Hands the claimed payments of one platform to their rails and sorts the answers. */
@@ -67,6 +77,7 @@ async function submitClaimed(deps: AppDeps, ctx: Ctx, ts: Transaction[], batch: 
     return payoutRequest(t, d ? { accountType: d.accountType, accountInfo: d.accountInfo } : { accountType: 'UNKNOWN', accountInfo: {} });
   });
   const answers = railAnswers(deps, ts, requests);
+  const pollingRail = (t: Transaction) => railFor(deps, t.paymentRail ?? 'NONE').statusDelivery !== 'push';
   await Promise.all(
     ts.map(async (t, i) => {
       let result: PayoutResult;
@@ -78,12 +89,47 @@ async function submitClaimed(deps: AppDeps, ctx: Ctx, ts: Transaction[], batch: 
         batch.outcomes.set(t.id, submitPayment(deps, ctx.platformId, t.id));
         return;
       }
+      if (result.status === 'PENDING' && pollingRail(t)) {
+        batch.pending.push({ ctx, t, result, at: deps.clock.now().getTime() });
+        return;
+      }
       if (result.status !== 'COMPLETED') {
-        batch.outcomes.set(t.id, recordSubmission(deps, ctx, t, result.reference).then(async () => applyPayoutResult(ctx, (await loadTransaction(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS)));
+        batch.outcomes.set(t.id, recordedOnItsOwn(deps, ctx, t, result));
         return;
       }
       const done = completedAtOnce(deps, ctx, t, result);
       batch.completed.push({ ctx, t, postings: await settlePostingsOf(ctx.db, t), submission: done.submission, outcome: done.outcome });
+    }),
+  );
+}
+
+/** A submission's answer other than COMPLETED, recorded and applied on the payment's own path (submitPayment's). */
+async function recordedOnItsOwn(deps: AppDeps, ctx: Ctx, t: Transaction, result: PayoutResult): Promise<StepOutcome> {
+  await recordSubmission(deps, ctx, t, result.reference);
+  return applyPayoutResult(ctx, (await loadTransaction(ctx, t.id))!, result, deps.config.PAYMENT_POLL_MIN_MS);
+}
+
+/**
+ * The payouts a polling rail answered PENDING (issue 24h): their references and check schedules recorded per
+ * platform in one statement (recordSubmissions), each schedule already the token of its first poll (pollCheck:
+ * the rail's due time plus the grace), so the outcome `recorded` leaves the scheduler only the poll to queue —
+ * no read of the rows back, no second write of their schedule. A payment the statement did not record as
+ * PROCESSING (a report pushed first stored its reference) or a statement that failed: its own path.
+ */
+async function recordPending(deps: AppDeps, batch: Batch): Promise<void> {
+  const minPollMs = deps.config.PAYMENT_POLL_MIN_MS;
+  await Promise.all(
+    [...groupBy(batch.pending, (p) => p.ctx)].map(async ([ctx, list]) => {
+      const afterMs = (p: Pending) => Math.max(p.result.pollAfterMs ?? minPollMs, minPollMs);
+      const records = list.map((p) => ({ transactionId: p.t.id, reference: p.result.reference, submittedAt: new Date(p.at), reconcileAfter: new Date(pollCheck(deps.config, afterMs(p), p.at).token) }));
+      const recorded = await recordSubmissions(poolOf(deps.prisma), ctx.platformId, records).catch((err: unknown) => {
+        deps.logger.warn({ err, count: list.length }, 'batched submission record failed; recording one by one');
+        return new Map<string, string>();
+      });
+      for (const p of list) {
+        const outcome: StepOutcome = { next: 'POLL', afterMs: afterMs(p), at: p.at, recorded: true };
+        batch.outcomes.set(p.t.id, recorded.get(p.t.id) === 'PROCESSING' ? Promise.resolve(outcome) : recordedOnItsOwn(deps, ctx, p.t, p.result));
+      }
     }),
   );
 }
@@ -142,7 +188,7 @@ export async function pollPayments(deps: AppDeps, items: ReadonlyArray<{ platfor
     return [] as Transaction[];
   });
   const asked = rows.filter((t) => t.status === 'PROCESSING' && t.railReference && t.destinationKind === 'EXTERNAL' && t.pendingReason !== RAIL_PAYOUT_UNKNOWN);
-  const batch: Batch = { outcomes: new Map(), completed: [] };
+  const batch: Batch = { outcomes: new Map(), completed: [], pending: [] };
   const answers = statusAnswers(deps, asked);
   const minPollMs = deps.config.PAYMENT_POLL_MIN_MS;
   await Promise.all(
@@ -153,12 +199,20 @@ export async function pollPayments(deps: AppDeps, items: ReadonlyArray<{ platfor
         batch.outcomes.set(t.id, result && result.notFound !== true ? applyPayoutResult(ctx, t, result, minPollMs) : pollPayment(deps, t.platformId, t.id));
         return;
       }
+      const at = deps.clock.now().getTime();
       if (result.status === 'PENDING') {
-        batch.outcomes.set(t.id, Promise.resolve({ next: 'POLL', afterMs: Math.max(result.pollAfterMs ?? minPollMs, minPollMs) }));
+        batch.outcomes.set(t.id, Promise.resolve({ next: 'POLL', afterMs: Math.max(result.pollAfterMs ?? minPollMs, minPollMs), at }));
         return;
       }
-      const outcome: StepOutcome = result.pollAfterMs ? { next: 'POLL', afterMs: Math.max(result.pollAfterMs, minPollMs) } : { next: 'DONE' };
-      batch.completed.push({ ctx, t, postings: await settlePostingsOf(ctx.db, t), outcome });
+      const postings = await settlePostingsOf(ctx.db, t);
+      if (result.pollAfterMs) {
+        batch.completed.push({ ctx, t, postings, outcome: { next: 'POLL', afterMs: Math.max(result.pollAfterMs, minPollMs), at } });
+        return;
+      }
+      // Settled for good (no bank return to watch for): the settlement's statement also ends the check
+      // schedule (the rail's answer, with the reference stored, and no watch), so nothing is left to schedule.
+      const answer: RailSubmission = { reference: t.railReference!, submittedAt: t.submittedAt ?? new Date(at), reconcileAfter: null };
+      batch.completed.push({ ctx, t, postings, submission: answer, outcome: { next: 'DONE', recorded: true } });
     }),
   );
   await settleCompleted(deps, batch);

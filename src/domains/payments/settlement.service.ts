@@ -1,6 +1,6 @@
 import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
-import type { TenantTx } from '../../platform/db.js';
+import { poolOf, type TenantTx } from '../../platform/db.js';
 import type { Transaction } from '../../generated/prisma/client.js';
 import type { Posting } from '../ledger/index.js';
 import { railFor } from '../../adapters/rails/registry.js';
@@ -10,7 +10,7 @@ import { failPayment, transitionRefund } from './transactions.repo.js';
 import { refundReasonFor } from './transactions.model.js';
 import { umaPayoutDestination } from './settlement.uma.js';
 import { refundJournal, settlePostings, type PostingAccounts } from './payment-postings.js';
-import { completeRefund, settlePayment, type RailSubmission } from './money-path.repo.js';
+import { completeRefund, recordSubmissions, settlePayment, type RailSubmission } from './money-path.repo.js';
 
 /** The accounts a payment's posting rules name besides its own (payment-postings.ts), read before its write. */
 async function postingAccounts(db: Pick<TenantTx, 'internalAccount'>, t: Transaction, refund = false): Promise<PostingAccounts> {
@@ -56,7 +56,20 @@ export { load as loadTransaction };
  * report) and leaves the payment's check schedule alone — a late duplicate job must not end the watch
  * of a completed payment for a bank return.
  */
-export type StepOutcome = { next: 'DONE' } | { next: 'POLL'; afterMs: number } | { next: 'REFUND' } | { next: 'SKIP' };
+export type StepOutcome = { next: 'DONE'; recorded?: true } | { next: 'POLL'; afterMs: number; at?: number; recorded?: true } | { next: 'REFUND' } | { next: 'SKIP' };
+
+/**
+ * When a polling rail should next be asked (issue 24h): `afterMs` (bounded by PAYMENT_POLL_MIN/MAX_MS) after its
+ * answer came (`answeredAt`, epoch ms) — the rail's due time, not that long after the step that got the
+ * answer finished writing — and the check schedule token recorded for it (`reconcile_after`): that time plus
+ * PAYMENT_RECONCILE_GRACE_MS, so reconciliation steps in only if the poll is that late (lost). A POLL outcome's
+ * `at` is its `answeredAt`. `recorded`: the step's own statement wrote the schedule already — a POLL's token
+ * (recordSubmissions), a DONE's end (the settlement's) — so the scheduler neither reads nor moves it.
+ */
+export function pollCheck(config: AppDeps['config'], afterMs: number, answeredAt: number): { dueAt: number; token: number } {
+  const dueAt = answeredAt + Math.min(Math.max(afterMs, config.PAYMENT_POLL_MIN_MS), config.PAYMENT_POLL_MAX_MS);
+  return { dueAt, token: dueAt + config.PAYMENT_RECONCILE_GRACE_MS };
+}
 
 /** Marks a processing payment COMPLETED and posts the settle journal, once. */
 async function complete(ctx: Ctx, t: Transaction): Promise<void> {
@@ -166,12 +179,11 @@ export function completedAtOnce(deps: AppDeps, ctx: Ctx, t: Transaction, result:
  * and when reconciliation should look at the payment: the rail's expected time plus PAYMENT_STALE_MS.
  */
 export async function recordSubmission(deps: AppDeps, ctx: Ctx, t: Transaction, reference: string): Promise<void> {
-  const { submittedAt, reconcileAfter } = submission(deps, ctx, t, reference);
-  await ctx.db.transaction.updateMany({ where: { id: t.id, railReference: null }, data: { railReference: reference, submittedAt, reconcileAfter } });
+  await recordSubmissions(poolOf(ctx.prisma), ctx.platformId, [{ transactionId: t.id, ...submission(deps, ctx, t, reference) }]);
 }
 
 /** What recordSubmission stores. */
-function submission(deps: AppDeps, ctx: Ctx, t: Transaction, reference: string): RailSubmission {
+export function submission(deps: AppDeps, ctx: Ctx, t: Transaction, reference: string): RailSubmission {
   const now = ctx.clock.now();
   return { reference, submittedAt: now, reconcileAfter: new Date(now.getTime() + deps.adapters.rails.expectedSettlementMs(t.paymentRail) + deps.config.PAYMENT_STALE_MS) };
 }

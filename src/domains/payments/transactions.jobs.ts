@@ -8,7 +8,7 @@ import { perPlatformGroup } from '../../platform/platform-groups.js';
 import { randomUUID } from 'node:crypto';
 import { coalescer, type Coalescer } from '../../platform/coalesce.js';
 import { invariant } from '../../platform/errors.js';
-import { applyPayoutReport, refundPayment, type StepOutcome } from './settlement.service.js';
+import { applyPayoutReport, pollCheck, refundPayment, type StepOutcome } from './settlement.service.js';
 import { pollPayments, submitPayments } from './settlement.batches.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
 import { railFor } from '../../adapters/rails/registry.js';
@@ -110,9 +110,11 @@ export async function enqueuePayoutReport(deps: AppDeps, data: Required<Omit<Pay
  *   SKIP            the step did nothing: the schedule is left as it is
  *   DONE / REFUND   no further check (null); REFUND also queues the refund (refund_status PENDING
  *                   is its durable record)
- *   POLL, poll rail next check after the rail's pollAfterMs (bounded by PAYMENT_POLL_MIN/MAX_MS),
- *                   recorded as that time + PAYMENT_RECONCILE_GRACE_MS: reconciliation steps in
- *                   only if the poll job is that late (lost)
+ *   POLL, poll rail next check after the rail's pollAfterMs (bounded by PAYMENT_POLL_MIN/MAX_MS)
+ *                   counted from the rail's answer (the outcome's `at`: the poll is due when the rail
+ *                   said, however long the step took to write), recorded as that time +
+ *                   PAYMENT_RECONCILE_GRACE_MS (pollCheck): reconciliation steps in only if the poll
+ *                   job is that late (lost). `recorded`: the step's own statement wrote it already.
  *   POLL, push rail no poll: reconciliation asks every PAYMENT_RECONCILE_RETRY_MS
  * A completed payment is watched for a bank return (POLL after COMPLETED) only within
  * PAYMENT_RETURN_WINDOW_MS of its settlement.
@@ -135,13 +137,41 @@ interface Scheduled {
  * holds), the refunds queued, and the polls of the moved ones queued in one call to Redis.
  */
 async function scheduleMany(deps: AppDeps, steps: readonly Scheduled[]): Promise<void> {
-  const live = steps.filter((s) => s.outcome.next !== 'SKIP');
-  if (live.length === 0) return;
+  const now = deps.clock.now();
+  // Issue 24h: a schedule the step's own statement wrote is neither read nor moved; its poll is queued at its token.
+  const recorded: Array<{ s: Scheduled; to: Date; dueAt: number }> = [];
+  for (const s of steps) {
+    if (s.outcome.next !== 'POLL' || !s.outcome.recorded) continue;
+    const check = pollCheck(deps.config, s.outcome.afterMs, s.outcome.at ?? now.getTime());
+    recorded.push({ s, to: new Date(check.token), dueAt: check.dueAt });
+  }
+  const live = steps.filter((s) => s.outcome.next !== 'SKIP' && !('recorded' in s.outcome && s.outcome.recorded));
+  const moved = await scheduleMoves(deps, live, now);
+  await queuePolls(deps, [...recorded, ...moved], now);
+}
+
+/** The polls of `checks` queued in one call to Redis, each at its due time (none past: at once), its job holding its token. */
+async function queuePolls(deps: AppDeps, checks: ReadonlyArray<{ s: Scheduled; to: Date; dueAt: number }>, now: Date): Promise<void> {
+  if (checks.length === 0) return;
+  await queueOf(deps, PAYMENTS_QUEUE).addBulk(
+    checks.map((m) => ({
+      name: 'poll',
+      data: { platformId: m.s.data.platformId, transactionId: m.s.data.transactionId, token: m.to.getTime() } satisfies PaymentJob,
+      opts: { jobId: checkJobId('poll', m.s.data.transactionId, m.to), delay: Math.max(0, m.dueAt - now.getTime()), ...JOB_RETRY },
+    })),
+  );
+}
+
+/**
+ * The schedules of `live` (steps that did not write their own) read and moved as scheduleNext says; the
+ * refunds queued; the polls of the moved ones returned for queuePolls.
+ */
+async function scheduleMoves(deps: AppDeps, live: readonly Scheduled[], now: Date): Promise<Array<{ s: Scheduled; to: Date; dueAt: number }>> {
+  if (live.length === 0) return [];
   const platformId = live[0]!.data.platformId;
   invariant(live.every((s) => s.data.platformId === platformId), 'a batch of steps is one platform\'s');
   const rows = await scheduleRows(deps, platformId, live.map((s) => s.data.transactionId));
-  const now = deps.clock.now();
-  const moves: Array<{ s: Scheduled; from: Date | null; to: Date | null; poll?: { delay: number } }> = [];
+  const moves: Array<{ s: Scheduled; from: Date | null; to: Date | null; poll?: { dueAt: number } }> = [];
   for (const s of live) {
     const row = rows.get(s.data.transactionId);
     if (!row) continue;
@@ -156,20 +186,12 @@ async function scheduleMany(deps: AppDeps, steps: readonly Scheduled[]): Promise
       if (!from || from.getTime() <= now.getTime()) moves.push({ s, from, to: new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS) });
       continue;
     }
-    const delay = Math.min(Math.max(next.afterMs, deps.config.PAYMENT_POLL_MIN_MS), deps.config.PAYMENT_POLL_MAX_MS);
-    moves.push({ s, from, to: new Date(now.getTime() + delay + deps.config.PAYMENT_RECONCILE_GRACE_MS), poll: { delay } });
+    const check = pollCheck(deps.config, next.afterMs, next.at ?? now.getTime());
+    moves.push({ s, from, to: new Date(check.token), poll: { dueAt: check.dueAt } });
   }
   for (const s of live) if (s.outcome.next === 'REFUND') await enqueueRefund(deps, s.data);
   const moved = await moveSchedules(deps, platformId, moves);
-  const polls = moves.filter((m, i) => m.poll && m.to && moved.has(i));
-  if (polls.length === 0) return;
-  await queueOf(deps, PAYMENTS_QUEUE).addBulk(
-    polls.map((m) => ({
-      name: 'poll',
-      data: { platformId: m.s.data.platformId, transactionId: m.s.data.transactionId, token: m.to!.getTime() } satisfies PaymentJob,
-      opts: { jobId: checkJobId('poll', m.s.data.transactionId, m.to!), delay: m.poll!.delay, ...JOB_RETRY },
-    })),
-  );
+  return moves.flatMap((m, i) => (m.poll && m.to && moved.has(i) ? [{ s: m.s, to: m.to, dueAt: m.poll.dueAt }] : []));
 }
 
 /** What scheduling reads of each payment, one statement for the lot. */
