@@ -19,7 +19,7 @@ describe.skipIf(!PAYMENTS)('payments per second (rehearsal loader)', () => {
   let env: TestEnv;
   beforeAll(async () => {
     env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0' });
-  });
+  }, 600_000);
   afterAll(async () => {
     await env?.close();
   });
