@@ -190,6 +190,19 @@ export type TenantDb = ReturnType<typeof tenantDb>;
 /** The client handed to a `$transaction` callback of a TenantDb. */
 export type TenantTx = Parameters<Parameters<TenantDb['$transaction']>[0]>[0];
 
+/**
+ * A unique violation raised to a raw `pg` query (SQLSTATE 23505). Issue 29 (29e): on Citus, a row a
+ * one-statement write inserts from its JSON rows (`INSERT … SELECT … FROM json_populate_recordset`) reaches
+ * the shard through the coordinator's COPY, and Citus re-raises the worker's error with its message but
+ * without its SQLSTATE (XX000; ReportCopyError, commands/multi_copy.c): the message, Postgres's own, is then
+ * what names it. Plain PostgreSQL never takes the second branch.
+ */
+export function isRawUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (e?.code === '23505') return true;
+  return e?.code === 'XX000' && typeof e.message === 'string' && e.message.startsWith('duplicate key value violates unique constraint');
+}
+
 /** Postgres unique violation (constraint name optional). */
 export function isUniqueViolation(err: unknown, target?: string): boolean {
   if (!(err instanceof Prisma.PrismaClientKnownRequestError) || err.code !== 'P2002') return false;

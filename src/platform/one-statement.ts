@@ -35,23 +35,29 @@ import { sqlIdentifier } from './sql/identifiers.js';
  *                        AND EXISTS (SELECT 1 FROM cas) RETURNING a.*, d.event_id, d.currency_json),
  *        hold_ev AS (INSERT INTO webhook_events (…) SELECT b.event_id, …, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', jsonb_build_object(…) FROM hold_bal b),
  *        idem AS (INSERT INTO idempotency_records (…) SELECT … FROM unnest($26::text[], …) ON CONFLICT (platform_id, key) DO UPDATE … RETURNING 1)
- *   SELECT 1 AS ok FROM (SELECT CASE WHEN (SELECT count(*) FROM cas) <> $6::bigint THEN 'QUOTE_NOT_PENDING'
- *                                    WHEN (SELECT count(*) FROM qu) <> $14::bigint THEN 'QUOTE_NOT_PENDING'
+ *   (each `require` adds its guard right after the CTE it counts, e.g.
+ *        cas_guard1 AS (SELECT svc_assert((SELECT count(*) FROM cas) = $6::bigint, 'QUOTE_NOT_PENDING') AS ok), …)
+ *   SELECT 1 AS ok FROM (SELECT CASE WHEN (SELECT count(*) FROM cas_guard1) < 0 THEN 'UNREACHABLE'
+ *                                    WHEN (SELECT count(*) FROM qu_guard2) < 0 THEN 'UNREACHABLE'
  *                                    WHEN (SELECT count(*) FROM tev) < 0 THEN 'UNREACHABLE'    -- insertNow(): tev, hold_j, hold_e run here
  *                                    WHEN (SELECT count(*) FROM hold_j) < 0 THEN 'UNREACHABLE' …
- *                                    WHEN (SELECT count(*) FROM hold_bal) <> $25::bigint THEN 'INSUFFICIENT_FUNDS'
- *                                    WHEN (SELECT count(*) FROM idem) <> $31::bigint THEN 'IDEMPOTENCY_KEY_TAKEN' END AS failed) AS guard
+ *                                    WHEN (SELECT count(*) FROM hold_bal_guard3) < 0 THEN 'UNREACHABLE'   -- INSUFFICIENT_FUNDS
+ *                                    WHEN (SELECT count(*) FROM idem_guard4) < 0 THEN 'UNREACHABLE' END AS failed) AS guard
  *    WHERE svc_assert(guard.failed IS NULL, guard.failed)
  *
  * The guards run in the order required, each CASE branch reading its CTE (which runs it); the first that
- * fails raises and the whole statement — every CTE, the ones not yet read included — writes nothing.
+ * fails raises and the whole statement — every CTE, the ones not yet read included — writes nothing. On
+ * Citus every CTE runs in the order written before the final SELECT: each guard still raises before the
+ * writes added after it (issue 29, 29e).
  * CTEs nobody reads (the history rows, hold_ev) run at the end of the statement, as Postgres runs every
  * data-modifying CTE exactly once. A concurrent execute loses at `cas` (0 rows: QUOTE_NOT_PENDING) before
  * any journal is inserted; a short balance loses at `hold_bal` after the row lock of `cas`.
  */
 export class OneStatement {
   private readonly ctes: string[] = [];
-  private readonly asserts: Array<{ cte: string; rows: string; code: string; when?: string } | { run: string[] }> = [];
+  /** CTEs the final guard reads in order (the guards' and insertNow's inserts): Postgres runs each where it is first read. */
+  private readonly asserts: Array<{ run: string[] }> = [];
+  private guards = 0;
   /** CTEs of `insert` not yet run by `insertNow`: they read nothing of the statement's. */
   private inserts: string[] = [];
   readonly values: unknown[] = [];
@@ -74,8 +80,16 @@ export class OneStatement {
    */
   require(cte: string, rows: number, code: string, when?: string): this {
     if (!/^[A-Z_]+$/.test(code)) throw new Error(`OneStatement: bad code ${code}`);
+    // The refusal is decided by a CTE of its own, placed after the CTE it counts and before every write added
+    // later (issue 29, 29e). Plain Postgres runs it where the final guard first reads it, as before: in the
+    // order required, before the inserts insertNow puts after it. Citus runs a statement's CTEs one by one, in
+    // order, before its final SELECT (each a step of its own): the refusal is then raised (SV001, on the
+    // coordinator) before a later write can fail in its stead — a journal's taken key as a duplicate key, a
+    // COPY's error without its SQLSTATE. Either way the statement writes nothing.
     // A parameter, not a literal: a batch of any size is the same statement text (one prepared statement, planned once).
-    this.asserts.push({ cte: ident(cte), rows: `${this.param(rows)}::bigint`, code, ...(when ? { when } : {}) });
+    const guard = `${ident(cte)}_guard${++this.guards}`;
+    this.with(guard, `SELECT svc_assert(${when ? `NOT (${when}) OR ` : ''}(SELECT count(*) FROM ${ident(cte)}) = ${this.param(rows)}::bigint, '${code}') AS ok`);
+    this.asserts.push({ run: [guard] });
     return this;
   }
 
@@ -135,10 +149,8 @@ export class OneStatement {
 
   /** The statement: the CTEs, then `select` (SQL over them) guarded by every `require`. */
   sql(select: string): string {
-    // The first failed guard, in the order they were required, names the refusal; inserts run where insertNow put them.
-    const cases = this.asserts
-      .flatMap((a) => ('run' in a ? a.run.map((cte) => `WHEN (SELECT count(*) FROM ${cte}) < 0 THEN 'UNREACHABLE'`) : [`WHEN ${a.when ? `(${a.when}) AND ` : ''}(SELECT count(*) FROM ${a.cte}) <> ${a.rows} THEN '${a.code}'`]))
-      .join(' ');
+    // The guards' CTEs, in the order they were required, raise the first refusal; inserts run where insertNow put them.
+    const cases = this.asserts.flatMap((a) => a.run.map((cte) => `WHEN (SELECT count(*) FROM ${cte}) < 0 THEN 'UNREACHABLE'`)).join(' ');
     const guard = cases ? ` FROM (SELECT CASE ${cases} END AS failed) AS guard WHERE svc_assert(guard.failed IS NULL, guard.failed)` : '';
     return `WITH ${this.ctes.join(',\n')}\nSELECT ${select}${guard}`;
   }

@@ -362,9 +362,18 @@ function moveCtes<T extends StatusTable, S extends string, E extends string>(
   ], ', ');
   const single = move.from.length === 1;
   const fromStatus = single ? Prisma.sql`${move.from[0]}::text` : Prisma.sql`COALESCE(${moved}."__from", ${lifecycle.absent ?? null}::text)`;
+  // Issue 29 (29e): a tenant table's moved rows are joined back to their rows by key (`__t`, as they were
+  // before the statement: they exist, nothing of them is read but the key). On plain PostgreSQL that is one
+  // primary-key lookup per moved row. On Citus it makes the history a co-located INSERT … SELECT pushed down
+  // to the platform's shard, so the move's rows go only to the platform's worker; read from the CTE alone it
+  // ran via the coordinator, which sends the CTE's rows to every worker (intermediate_result_pruning.c,
+  // SUBPLAN_ACCESS_ANYWHERE) and makes every worker join the commit.
+  const source = meta.scope === 'platform_id'
+    ? { platform: Prisma.sql`"__t"."platform_id"`, from: Prisma.sql`${moved} JOIN ${table} "__t" ON "__t"."platform_id" ${platforms} AND "__t"."id" = ${moved}."id"` }
+    : { platform: Prisma.sql`${moved}.${ident(meta.scope)}`, from: moved };
   const history = Prisma.sql`INSERT INTO "status_changes" ("id", "platform_id", "machine", "resource_id", "event", "from_status", "to_status", "reason", "created_at")
-    SELECT ${historyId}, ${moved}.${ident(meta.scope)}, ${binding.machine}::text, ${moved}."id", ${event}::text, ${fromStatus}, ${move.to}::text, ${opts.reason ?? null}::text, ${at}::timestamptz
-      FROM ${moved}`;
+    SELECT ${historyId}, ${source.platform}, ${binding.machine}::text, ${moved}."id", ${event}::text, ${fromStatus}, ${move.to}::text, ${opts.reason ?? null}::text, ${at}::timestamptz
+      FROM ${source.from}`;
   const update: Array<[string, Prisma.Sql]> = single
     ? [[name, Prisma.sql`UPDATE ${table} SET ${assignments} WHERE ${predicate} RETURNING *`]]
     : [

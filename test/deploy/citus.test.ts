@@ -8,11 +8,13 @@
  * It prints the single-shard executions per payment (the rehearsal's figure in docs/decisions.md), and the
  * remote commands per payment (29d): `citus.log_remote_commands` sends each command the coordinator issues
  * to a worker to the client as a NOTICE naming the worker; those of each payment's request are counted, and
- * every command that reads or writes a shard must go to the platform's one worker. Commands to the other
- * workers are counted and printed, not refused: the start's `_ev` CTE (INSERT … SELECT from the balance
- * update's CTE) is an INSERT … SELECT via the coordinator, whose CTE results Citus sends to every worker
- * (intermediate_result_pruning.c: SUBPLAN_ACCESS_ANYWHERE), so every worker joins the transaction and
- * commits it with two-phase commit (docs/decisions.md 29d).
+ * every command of a payment's start goes to the platform's one worker, none to the others (29e: the
+ * balance-updated events are a co-located INSERT … SELECT pushed down to the platform's shard; before, an
+ * INSERT … SELECT via the coordinator read the balance update's CTE, whose results Citus sends to every
+ * worker — intermediate_result_pruning.c, SUBPLAN_ACCESS_ANYWHERE — and every worker joined the commit).
+ * Settling them (the payments worker's jobs and the sweeps) writes only on the platform's worker: the
+ * sweeps read every shard group (one group per shard, 29a), so the other workers see reads, no write and
+ * no transaction of these payments.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,17 +40,19 @@ describe.skipIf(!onCitus)('on a Citus cluster (rehearsal only)', () => {
   });
 
   /** Remote commands the service's connections issued while `fn` ran: the worker (host:port) and text of each. */
-  const remoteCommands = async (fn: () => Promise<void>): Promise<Array<{ node: string; command: string }>> => {
-    const seen: Array<{ node: string; command: string }> = [];
+  const remoteCommands = async (fn: () => Promise<void>): Promise<Array<{ node: string; command: string; client: number }>> => {
+    const seen: Array<{ node: string; command: string; client: number }> = [];
     const pool = poolOf(env.deps.prisma);
     const hooked = new WeakSet<object>();
+    let clients = 0;
     const hook = (client: pg.PoolClient) => {
       if (hooked.has(client)) return;
       hooked.add(client);
+      const id = ++clients;
       client.on('notice', (n) => {
         if (!listening || !String(n.message).startsWith('issuing ')) return;
         // DETAIL: "on server postgres@127.0.0.1:5442 connectionId: 3"
-        seen.push({ node: /on server \S*@(\S+)/.exec(String(n.detail ?? ''))?.[1] ?? '?', command: String(n.message).slice('issuing '.length) });
+        seen.push({ node: /on server \S*@(\S+)/.exec(String(n.detail ?? ''))?.[1] ?? '?', command: String(n.message).slice('issuing '.length), client: id });
       });
     };
     let listening = true;
@@ -130,19 +134,46 @@ describe.skipIf(!onCitus)('on a Citus cluster (rehearsal only)', () => {
       expect(away, away.join('\n')).toEqual([]);
     }
     const elsewhere = perPayment.map((s) => s.filter((x) => x.node !== home).length);
-    console.log(`citus: commands to the other workers per payment (intermediate results, 2PC): ${elsewhere.join(' ')}`);
+    console.log(`citus: commands to the other workers per payment: ${elsewhere.join(' ')}`);
+    expect(elsewhere.filter((n) => n > 0)).toEqual([]);
+    const prepared = perPayment.map((s) => s.filter((x) => /^PREPARE TRANSACTION/.test(x.command)).length);
+    console.log(`citus: commit per payment: ${prepared.every((n) => n === 0) ? 'one-phase' : `PREPARE TRANSACTION on ${[...new Set(prepared)].join('/')} worker(s)`}`);
 
-    const settling = env.startWorkers();
-    try {
-      await eventually(async () => {
-        const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM transactions WHERE platform_id = $1 AND id = ANY($2) AND status = 'COMPLETED'`, [p.platformId, ids]);
-        return r.rows[0]!.n === PAYMENTS;
-      }, 60_000, 100);
-    } finally {
-      await settling.close();
-    }
+    let settling: ReturnType<TestEnv['startWorkers']> | undefined;
+    const settlingCommands = await remoteCommands(async () => {
+      settling = env.startWorkers();
+      try {
+        await eventually(async () => {
+          const r = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM transactions WHERE platform_id = $1 AND id = ANY($2) AND status = 'COMPLETED'`, [p.platformId, ids]);
+          return r.rows[0]!.n === PAYMENTS;
+        }, 60_000, 100);
+      } finally {
+        await settling.close();
+      }
+    });
     const settled = await counters();
     console.log(`citus: settling them: ${(settled.single - after.single) / PAYMENTS} single-shard and ${(settled.multi - after.multi) / PAYMENTS} multi-shard executions per payment (sweeps included)`);
+    const byNode = (list: Array<{ node: string; command: string }>) => Object.fromEntries([...new Set(list.map((x) => x.node))].sort().map((n) => [n, list.filter((x) => x.node === n).length]));
+    console.log(`citus: settling them: remote commands per worker ${JSON.stringify(byNode(settlingCommands))} (sweeps of every shard group included)`);
+    // Nothing of theirs is written elsewhere: the other workers see the sweeps' reads of their own shards only.
+    // The sandbox rail's simulated bank (sandbox_bank_payouts: a platform-wide table, the bank's own statement
+    // and commit, not the payment's) is left out: its rows are placed by the payout's reference.
+    const transactions = new Map<string, Array<{ node: string; command: string }>>();
+    const open = new Map<number, { n: number; open: boolean }>();
+    let n = 0;
+    for (const x of settlingCommands) {
+      const c = open.get(x.client) ?? { n: ++n, open: false };
+      if (/^BEGIN/.test(x.command) && !c.open) Object.assign(c, { n: ++n, open: true });
+      if (/^(COMMIT|ROLLBACK)/.test(x.command)) c.open = false;
+      open.set(x.client, c);
+      transactions.set(String(c.n), [...(transactions.get(String(c.n)) ?? []), x]);
+    }
+    const writesAway = [...transactions.values()]
+      .filter((t) => !t.some((x) => /sandbox_bank_/.test(x.command)))
+      .flat()
+      .filter((x) => x.node !== home && /^(BEGIN|COPY|INSERT|UPDATE|DELETE|PREPARE|COMMIT)/.test(x.command))
+      .map((x) => `${x.node}: ${x.command.slice(0, 300)}`);
+    expect(writesAway, writesAway.join('\n')).toEqual([]);
     const b = await balances(env, c.accounts.USD!);
     expect(b.held).toBe(0n);
     await expectLedgerConsistent(env, p.platformId);

@@ -35,6 +35,15 @@ async function post(journals: Array<{ id: string; entries: Entry[] }>): Promise<
   );
 }
 
+/**
+ * The check_violation (23514) of the balance trigger. On the Citus rehearsal (TEST_CITUS_WORKERS) a
+ * multi-row `INSERT … SELECT` reaches the shard through the coordinator's COPY, and Citus re-raises the
+ * worker's error with its message but not its SQLSTATE (XX000; ReportCopyError, commands/multi_copy.c):
+ * the refusal and its message are the same, nothing is written, only the code differs (docs/decisions.md
+ * 29e). The service never branches on 23514: its refusals are its own guards' (SV001).
+ */
+const CHECK_VIOLATION = process.env.TEST_CITUS_WORKERS ? expect.stringMatching(/^(23514|XX000)$/) : '23514';
+
 // Journal and entry ids are bare UUIDs stored as `uuid` (issue 30, 30c).
 const journal = () => randomUUID();
 const written = async (id: string) => Number((await db.query('SELECT count(*) FROM ledger_entries WHERE journal_id = $1', [id])).rows[0].count);
@@ -52,7 +61,7 @@ describe('the ledger in the database', () => {
       { id: good, entries: [['a', 'USD', -5], ['b', 'USD', 5]] },
       { id: bad, entries: [['a', 'USD', -100], ['b', 'USD', 99]] },
     ]).catch((e: unknown) => e as { code?: string; message?: string });
-    expect(err).toMatchObject({ code: '23514' });
+    expect(err).toMatchObject({ code: CHECK_VIOLATION });
     expect(err?.message).toContain(`ledger journal ${bad} does not balance`);
     expect(await written(good)).toBe(0);
     expect(await written(bad)).toBe(0);
@@ -61,7 +70,7 @@ describe('the ledger in the database', () => {
   it('refuses a journal balanced in total but not in one currency', async () => {
     const id = journal();
     const err = await post([{ id, entries: [['a', 'USD', -100], ['b', 'EUR', 100]] }]).catch((e: unknown) => e as { code?: string });
-    expect(err).toMatchObject({ code: '23514' });
+    expect(err).toMatchObject({ code: CHECK_VIOLATION });
     expect(await written(id)).toBe(0);
   });
 
@@ -71,7 +80,7 @@ describe('the ledger in the database', () => {
     const err = await db
       .query(`INSERT INTO ledger_entries (id, platform_id, journal_id, account, bucket, currency, amount) VALUES ($1, $2, $3, 'c', 'AVAILABLE', 'USD', 1)`, [randomUUID(), platformId, id])
       .catch((e: unknown) => e as { code?: string });
-    expect(err).toMatchObject({ code: '23514' });
+    expect(err).toMatchObject({ code: CHECK_VIOLATION });
     expect(await written(id)).toBe(2);
   });
 

@@ -243,7 +243,10 @@ describe('reads sent together', () => {
 
 describe('the version read is planned once per connection', () => {
   // Named statements only: through a transaction-mode pooler (DATABASE_PREPARED_STATEMENTS=false) the outer statement is parsed anew.
-  it.skipIf(process.env.DATABASE_PREPARED_STATEMENTS === 'false')('batches of any size run one plan made for any ids, a primary-key scan', async () => {
+  // Not on the Citus rehearsal (TEST_CITUS_WORKERS, docs/decisions.md 29d/29e): with auto_explain loaded in the
+  // session Citus EXPLAINs the remote task, which the worker refuses (`could not determine data type of
+  // parameter $1`) and the read fails; the plan is the worker's there, and auto_explain is not loaded in a deployment.
+  it.skipIf(process.env.DATABASE_PREPARED_STATEMENTS === 'false' || Boolean(process.env.TEST_CITUS_WORKERS))('batches of any size run one plan made for any ids, a primary-key scan', async () => {
     const p = await env.platform();
     const a = await anApprovedCustomer(env, p, ['USD']);
     const b = await anApprovedCustomer(env, p, ['USD']);

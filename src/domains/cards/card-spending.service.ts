@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids.js';
 import { platformOfLookup } from '../../platform/tenant-lookups.js';
 import type { Card, CardTransaction } from '../../generated/prisma/client.js';
 import type { AuthorizationDecision, AuthorizationRequest, CardEvent, CardEventReceipt } from '../../adapters/card-issuer/port.js';
-import { poolOf } from '../../platform/db.js';
+import { isRawUniqueViolation, poolOf } from '../../platform/db.js';
 import { isKnownCurrency } from '../../platform/currencies.js';
 import { cardAuthorizationRate } from './card-fx.js';
 import { EMBEDDED_WALLET, signCardAuthorization } from '../wallet/index.js'; // anchor 28b
@@ -103,14 +103,13 @@ async function decide(ctx: Ctx, f: AuthorizationFacts, req: AuthorizationRequest
   };
 }
 
-const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
 
 /** Writes the decision; a concurrent duplicate of the token loses on its unique index and answers the winner's decision. */
 async function writeDecision(ctx: Ctx, n: NewCardTransaction, fingerprint: string): Promise<AuthorizationWrite> {
   try {
     return await writeAuthorization(ctx, n, fingerprint);
   } catch (err) {
-    const winner = isUniqueViolation(err) ? await readDecidedAuthorization(poolOf(ctx.prisma), ctx.platformId, n.issuerTransactionToken) : undefined;
+    const winner = isRawUniqueViolation(err) ? await readDecidedAuthorization(poolOf(ctx.prisma), ctx.platformId, n.issuerTransactionToken) : undefined;
     if (winner) return { outcome: 'DECIDED', decided: winner, written: false };
     throw err;
   }

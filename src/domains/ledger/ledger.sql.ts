@@ -72,11 +72,25 @@ export function journalsCtes(
         AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}${after}
       RETURNING a.*, d.event_id, d.currency_json`,
   ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS', posted);
-  s.with(
-    `${j.prefix}_ev`,
-    `INSERT INTO webhook_events (id, platform_id, type, data)
-       SELECT b.event_id, b.platform_id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', ${balanceResourceSql('b')} FROM ${j.prefix}_bal b ORDER BY b.id`,
-  );
+  s.with(`${j.prefix}_ev`, balanceEventsSql(`${j.prefix}_bal`, pid, ids, ' ORDER BY b.id'));
+}
+
+/**
+ * The INTERNAL_ACCOUNT.BALANCE_UPDATED events of the balances `bal` (a CTE of the balance update) returned.
+ * Issue 29 (29e): the rows come from `bal`, and the statement joins them to the same accounts of
+ * `internal_accounts` by key (`x`, the row as it was before the statement: it exists, nothing of it is read).
+ * On plain PostgreSQL that is one more primary-key lookup per account. On Citus it makes the INSERT … SELECT
+ * a co-located one that is pushed down to the shard of `platform_id = <pid>` (the events' platform is the
+ * accounts' one, `x.platform_id`): the update's rows are then sent only to the platform's worker. Read from
+ * the CTE alone, the INSERT … SELECT ran via the coordinator, and Citus sends the results of the CTEs such a
+ * statement reads to every worker (intermediate_result_pruning.c, SUBPLAN_ACCESS_ANYWHERE): every worker
+ * joined the payment's transaction and the commit was two-phase across all of them.
+ */
+function balanceEventsSql(bal: string, pid: string, ids: string, orderBy = ''): string {
+  return `INSERT INTO webhook_events (id, platform_id, type, data)
+       SELECT b.event_id, x.platform_id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', ${balanceResourceSql('b')}
+         FROM internal_accounts x JOIN ${bal} b ON b.id = x.id
+        WHERE x.platform_id = ${pid} AND x.id = ANY(${ids}::text[])${orderBy}`;
 }
 
 /**
@@ -125,22 +139,19 @@ export function gatedJournalCtes(
   let posted = j.when;
   if (deltas.length === 1) {
     const d = deltas[0]!;
+    const pid = s.param(j.platformId);
     s.with(
       `${j.prefix}_bal`,
       `UPDATE internal_accounts a
           SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${s.param(j.at)}::timestamptz
          FROM svc_balance_moves(${s.param([d.id])}::text[], ${s.param([d.currency])}::text[], ${s.param([d.available.toString()])}::bigint[], ${s.param([d.held.toString()])}::bigint[],
                      ${s.param([newId('Webhook')])}::text[], ${s.param([JSON.stringify(currencyOf(d.currency))])}::jsonb[]) AS d
-        WHERE a.platform_id = ${s.param(j.platformId)} AND a.id = ${s.param(d.id)} AND a.id = d.id
+        WHERE a.platform_id = ${pid} AND a.id = ${s.param(d.id)} AND a.id = d.id
           AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}
           AND ${j.when}
         RETURNING a.*, d.event_id, d.currency_json`,
     );
-    s.with(
-      `${j.prefix}_ev`,
-      `INSERT INTO webhook_events (id, platform_id, type, data)
-         SELECT b.event_id, b.platform_id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', ${balanceResourceSql('b')} FROM ${j.prefix}_bal b`,
-    );
+    s.with(`${j.prefix}_ev`, balanceEventsSql(`${j.prefix}_bal`, pid, s.param([d.id])));
     posted = `EXISTS (SELECT 1 FROM ${j.prefix}_bal)`;
   }
   if (postings.length === 0) return posted;
