@@ -579,8 +579,11 @@ async function payScenario(w: World, name: string, sources: string[], keyed: boo
   await analyze(w);
   const before = { total: (await sums(w.db, sources)).total, ids: await transactionIds(w) };
   log(`${name} for ${DURATION_S}s`);
+  const pgBefore = await pgCounters(w.db);
   const { value: r, samples } = await sampled(w, withCpu(w, () => load(job(DURATION_S))));
   const money = await moneyCheck(w, sources, before, r);
+  // Postgres's work for the payments' whole life: from the load's start until every one of them settled.
+  if (money.written > 0) r.cpuNote = `${r.cpuNote ?? ''}; until quiet, per payment: ${pgNote(pgBefore, await pgCounters(w.db), money.written)}`;
   const lag = await settlementLag(w, r.transactionIds ?? []);
   return { r, money, backlog: backlogVerdict(samples, lag.railDelayMs), lag };
 }
@@ -810,19 +813,85 @@ function machineBusyMs(): number {
 }
 
 /**
+ * CPU ms the bench's own Postgres server has used so far: its postmaster (with its exited backends, reaped
+ * into its children's times) and its live backends. `cpuMsOf('postgres')` would count every server of the
+ * machine, a shared one's other databases included (24h); this counts only the server of `db`.
+ */
+async function serverCpuMs(db: pg.Pool): Promise<number | undefined> {
+  const backend = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const statOf = (pid: number | string) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').map(Number);
+  };
+  try {
+    const postmaster = statOf(backend)[1]!;
+    const own = statOf(postmaster);
+    let total = own[11]! + own[12]! + own[13]! + own[14]!;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const f = statOf(pid);
+        if (f[1] === postmaster) total += f[11]! + f[12]!;
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return (total * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+type PgCounters = { cpuMs?: number; sessions: number; walBytes: number; statements?: number; execMs?: number; txInserts: number; txUpdates: number; txHotUpdates: number; txIndexes: number };
+
+/**
+ * Postgres's work so far, for "per request" figures (issue 24i): the server's CPU, WAL bytes, and for
+ * `transactions` rows inserted, updated and updated HOT (an update that is not HOT adds an entry to every index
+ * whose predicate holds; a HOT one to none), and — when the server loads pg_stat_statements — the statements
+ * run in this database and their execution time (the triggers' and foreign keys' own statements included).
+ */
+async function pgCounters(db: pg.Pool): Promise<PgCounters> {
+  const [cpuMs, { rows: [c] }] = await Promise.all([
+    serverCpuMs(db),
+    db.query(`SELECT (SELECT wal_bytes FROM pg_stat_wal)::float8 AS wal,
+        n_tup_ins::float8 AS ins, n_tup_upd::float8 AS upd, n_tup_hot_upd::float8 AS hot,
+        (SELECT count(*) FROM pg_index WHERE indrelid = 'transactions'::regclass)::int AS indexes,
+        (SELECT sessions FROM pg_stat_database WHERE datname = current_database())::float8 AS sessions
+      FROM pg_stat_user_tables WHERE relname = 'transactions'`),
+  ]);
+  // The scratch database has no extension of its own; where the server preloads pg_stat_statements it can.
+  await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
+  const statements = await db
+    .query(`SELECT sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS ms FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`)
+    .then((r) => r.rows[0] as { calls: number; ms: number }, () => undefined);
+  return { cpuMs, sessions: c.sessions, walBytes: c.wal, statements: statements?.calls, execMs: statements?.ms, txInserts: c.ins, txUpdates: c.upd, txHotUpdates: c.hot, txIndexes: c.indexes };
+}
+
+function pgNote(a: PgCounters, b: PgCounters, n: number): string {
+  const per = (x: number | undefined, y: number | undefined, digits = 2) => (x === undefined || y === undefined ? 'n/a' : ((y - x) / n).toFixed(digits));
+  return [
+    `Postgres per request (this server only): CPU ${per(a.cpuMs, b.cpuMs, 3)} ms, WAL ${per(a.walBytes, b.walBytes, 0)} B, backends started ${b.sessions - a.sessions}`,
+    `statements ${per(a.statements, b.statements)} (exec ${per(a.execMs, b.execMs, 3)} ms)`,
+    `transactions: ${per(a.txInserts, b.txInserts)} inserted, ${per(a.txUpdates, b.txUpdates)} updated of which ${per(a.txHotUpdates, b.txHotUpdates)} HOT (${a.txIndexes} indexes)`,
+  ].join(', ');
+}
+
+/**
  * Runs `fn` and reports the CPU ms per request the API, the worker, Postgres, Redis and the machine as a
  * whole (which includes the load generator) spent meanwhile: where a request's cost lies.
  */
-async function withCpu<T extends { requests: number }>(w: Pick<World, 'api' | 'worker'>, fn: () => Promise<T>): Promise<T & { cpuNote?: string }> {
+async function withCpu<T extends { requests: number }>(w: Pick<World, 'api' | 'worker' | 'db'>, fn: () => Promise<T>): Promise<T & { cpuNote?: string }> {
   const at = () => ({ api: cpuMs(w.api.child.pid), worker: cpuMs(w.worker.child.pid), pg: cpuMsOf('postgres'), redis: cpuMsOf('redis-server'), all: machineBusyMs() });
+  const pgA = await pgCounters(w.db);
   const a = at();
   const r = await fn();
   const b = at();
+  const pgB = await pgCounters(w.db);
   if (a.api === undefined || b.api === undefined || a.worker === undefined || b.worker === undefined || r.requests === 0) return r;
   const per = (x: number, y: number) => ((y - x) / r.requests).toFixed(3);
   return {
     ...r,
-    cpuNote: `CPU per request: API ${per(a.api, b.api)} ms, worker ${per(a.worker, b.worker)} ms, Postgres ${per(a.pg, b.pg)} ms, Redis ${per(a.redis, b.redis)} ms, machine ${per(a.all, b.all)} ms`,
+    cpuNote: `CPU per request: API ${per(a.api, b.api)} ms, worker ${per(a.worker, b.worker)} ms, Postgres ${per(a.pg, b.pg)} ms, Redis ${per(a.redis, b.redis)} ms, machine ${per(a.all, b.all)} ms; during the load: ${pgNote(pgA, pgB, r.requests)}`,
   };
 }
 
