@@ -85,6 +85,13 @@ export const envSchema = z.object({
   DATABASE_DIRECT_URL: z.string().min(1).optional(),
   DATABASE_POOL_MAX: int(10, 1),
   /**
+   * Issue 24 (24i): how long a pooled connection may sit idle before it is closed (0: never). The pool
+   * hands out its most recently used connection first, so under a load that needs fewer connections than
+   * the pool holds the others idle out and are opened again at the next burst — each a new Postgres
+   * backend that warms its catalog caches and plans every prepared statement afresh (docs/decisions.md 24i).
+   */
+  DATABASE_POOL_IDLE_MS: int(300_000),
+  /**
    * Issue 12: the hot path's raw statements are sent as named prepared statements (planned once per
    * connection). Set false behind a transaction-mode pooler that does not track them (PgBouncer
    * before 1.21, or without max_prepared_statements): docs/deploy.md "PgBouncer".
