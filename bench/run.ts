@@ -821,6 +821,8 @@ async function serverCpuMs(db: pg.Pool): Promise<number | undefined> {
   const backend = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
   const statOf = (pid: number | string) => {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // A server on another host: the pid here is some other process (or none).
+    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') throw new Error(`${pid} is not a postgres process`);
     return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').map(Number);
   };
   try {
