@@ -15,7 +15,9 @@
  * Run: `npm run build && npx tsx bench/card-authorization.ts` (or through bench/run.ts, BENCH_ONLY=cards).
  * Env: BENCH_DURATION_S (15), BENCH_WARMUP_S (3), BENCH_CONNECTIONS (20: closed loop and pgbench), BENCH_CARDS (200),
  * BENCH_CARD_RATE (offer this rate instead of 0.2× tpcb-like; no ratio verdict), BENCH_API_START_MS (60000),
- * BENCH_DATABASE_ROOT / DATABASE_URL, REDIS_URL. Writes bench/results/cards-latest.json. Exit code 0 target met,
+ * BENCH_DATABASE_ROOT / DATABASE_URL, REDIS_URL, BENCH_CARD_TRACE (a path: each measured request's scheduled time, epoch ms,
+ * and latency written to <path>.open and <path>.closed, to line the tail up with the API's and Postgres's figures of
+ * the same seconds). Writes bench/results/cards-latest.json. Exit code 0 target met,
  * 2 missed, 1 failed. */
 import { execFile, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -178,23 +180,41 @@ function cpuMsOf(pid: number): number | undefined {
   }
 }
 
-/** The CPU of the API process and of the Postgres backends serving the scenario's database, per pid. */
-async function cpuSnapshot(url: string, apiPid: number | undefined): Promise<Map<number, number>> {
+interface Snapshot {
+  cpu: Map<number, number>;
+  /** The server's WAL position: WAL bytes between two snapshots are the whole server's (its other databases too). */
+  walLsn: string;
+}
+
+/** The CPU of the API process and of the Postgres backends serving the scenario's database, per pid; the WAL position. */
+async function cpuSnapshot(url: string, apiPid: number | undefined): Promise<Snapshot> {
   const out = new Map<number, number>();
   if (apiPid !== undefined) out.set(-apiPid, cpuMsOf(apiPid) ?? NaN);
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
+    const walLsn = (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
     const me = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     const pids = (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1', [me])).rows;
     for (const { pid } of pids) {
       const ms = cpuMsOf(pid);
       if (ms !== undefined) out.set(pid, ms);
     }
+    return { cpu: out, walLsn };
   } finally {
     await db.end();
   }
-  return out;
+}
+
+/** Bytes of WAL between two positions (`X/Y` text), computed by the server. */
+async function walBytesBetween(url: string, from: string, to: string): Promise<number> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    return Number((await db.query<{ n: string }>('SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text AS n', [from, to])).rows[0]!.n);
+  } finally {
+    await db.end();
+  }
 }
 
 /** CPU used between two snapshots: the API's, and the backends' (a backend opened meanwhile counts whole). */
@@ -217,13 +237,15 @@ const FIXED_RATE = process.env.BENCH_CARD_RATE ? Number(process.env.BENCH_CARD_R
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 /** CPU per decision (API, Postgres) of a load, from /proc before and after it. */
-async function measured(url: string, apiPid: number | undefined, job: CardLoadJob): Promise<CardLoadResult & { apiCpuMs: number; postgresCpuMs: number; loadAverage: string }> {
+async function measured(url: string, apiPid: number | undefined, job: CardLoadJob): Promise<CardLoadResult & { apiCpuMs: number; postgresCpuMs: number; walBytes: number; wal: string; loadAverage: string }> {
   // From the start of the measured window (an open loop's lead-in left out) to the last answer.
-  let before: Promise<Map<number, number>> | undefined;
+  let before: Promise<Snapshot> | undefined;
   const r = await load(job, () => void (before = cpuSnapshot(url, apiPid)));
-  const cpu = cpuUsed(await before!, await cpuSnapshot(url, apiPid));
+  const [first, last] = [await before!, await cpuSnapshot(url, apiPid)];
+  const cpu = cpuUsed(first.cpu, last.cpu);
   const n = Math.max(1, r.decisions + r.errors);
-  return { ...r, apiCpuMs: +(cpu.apiMs / n).toFixed(3), postgresCpuMs: +(cpu.postgresMs / n).toFixed(3), loadAverage: loadAverage() };
+  const walBytes = await walBytesBetween(url, first.walLsn, last.walLsn);
+  return { ...r, apiCpuMs: +(cpu.apiMs / n).toFixed(3), postgresCpuMs: +(cpu.postgresMs / n).toFixed(3), walBytes: Math.round(walBytes / n), wal: `${first.walLsn}..${last.walLsn}`, loadAverage: loadAverage() };
 }
 
 /**
@@ -263,7 +285,9 @@ export async function benchCardAuthorization(given?: { tpcbTps: number }): Promi
       tpcbTps: Math.round(tps), ratio: +ratio.toFixed(3), money: problem ?? 'exact',
       // What a decision costs, whatever the machine's load: ms of CPU in the API and in Postgres.
       apiCpuMsPerDecision: open.apiCpuMs, postgresCpuMsPerDecision: open.postgresCpuMs, loadAverage: open.loadAverage,
-      closed: { connections: CONNECTIONS, decisionsPerS: closed.achievedPerS, ratio: +(closed.achievedPerS / tps).toFixed(3), p50Ms: closed.p50, p99Ms: closed.p99, errors: closed.errors, apiCpuMsPerDecision: closed.apiCpuMs, postgresCpuMsPerDecision: closed.postgresCpuMs, loadAverage: closed.loadAverage },
+      // The whole server's WAL in the window per decision (exact on a server of the bench's own; pg_waldump reads the range).
+      walBytesPerDecision: open.walBytes, walRange: open.wal,
+      closed: { connections: CONNECTIONS, decisionsPerS: closed.achievedPerS, ratio: +(closed.achievedPerS / tps).toFixed(3), p50Ms: closed.p50, p99Ms: closed.p99, errors: closed.errors, apiCpuMsPerDecision: closed.apiCpuMs, postgresCpuMsPerDecision: closed.postgresCpuMs, walBytesPerDecision: closed.walBytes, walRange: closed.wal, loadAverage: closed.loadAverage },
     };
     const meets = open.p99 <= TARGET_P99_MS && (FIXED_RATE !== undefined || ratio >= TARGET_RATIO) && open.errors === 0 && open.decisions === open.scheduled && closed.errors === 0 && problem === null;
     return { meets, row: { ...row, target: `open loop at ${TARGET_RATIO}× pgbench tpcb-like: p99 ≤ ${TARGET_P99_MS} ms, every arrival answered, 0 errors, money exact`, meets } };
@@ -298,7 +322,7 @@ export async function cardAuthorizationRow(tpcbTps: number) {
     ratio: row.ratio as number, ratioTo: 'pgbench tpcb-like', target: row.target as string, pass: meets,
     notes: [
       `offered ${row.offeredPerS}/s (Poisson arrivals, ${row.scheduled} in ${DURATION_S}s), answered ${row.decisionsPerS}/s, p90 ${row.p90Ms} ms, max ${row.maxMs} ms; client late p99 ${row.sendLateP99Ms} ms, ${row.maxInFlight} in flight at most; money ${row.money}`,
-      `CPU per decision (open loop): API ${row.apiCpuMsPerDecision} ms, Postgres ${row.postgresCpuMsPerDecision} ms; load average ${row.loadAverage}`,
+      `CPU per decision (open loop): API ${row.apiCpuMsPerDecision} ms, Postgres ${row.postgresCpuMsPerDecision} ms; WAL ${row.walBytesPerDecision} bytes per decision (the whole server's); load average ${row.loadAverage}`,
       `capacity, closed loop (${c.connections} connections): ${c.decisionsPerS}/s = ${c.ratio}× tpcb-like, p50 ${c.p50Ms} ms, p99 ${c.p99Ms} ms, ${c.errors} errors; CPU per decision API ${c.apiCpuMsPerDecision} ms, Postgres ${c.postgresCpuMsPerDecision} ms; load average ${c.loadAverage}`,
       ...(row.failures.length ? [`first failures: ${row.failures.join(' | ')}`] : []),
     ],

@@ -15,6 +15,7 @@
  *   Little's law (mean = connections ÷ throughput), not a network's deadline.
  */
 import http from 'node:http';
+import { writeFileSync } from 'node:fs';
 import { randomInt, randomUUID } from 'node:crypto';
 import { signSandboxMessage, SANDBOX_PROCESSOR_SIGNATURE } from '../src/adapters/card-issuer/sandbox/index.js';
 
@@ -104,6 +105,7 @@ interface Tally {
   failures: string[];
   latencies: number[];
   lastAnswer: number;
+  trace?: string[];
 }
 
 /** One authorization; `t` counts it, `leadIn` (unmeasured) only its approved amount. */
@@ -116,6 +118,7 @@ async function one(agent: http.Agent, url: URL, job: CardLoadJob, t: Tally, from
   }
   const now = performance.now();
   t.latencies.push(now - from);
+  t.trace?.push(`${Math.round(performance.timeOrigin + from)} ${(now - from).toFixed(1)}`);
   t.lastAnswer = now;
   if (!answer) {
     t.errors++;
@@ -184,9 +187,10 @@ export async function runCardLoad(job: CardLoadJob, onMeasuring: () => void = ()
   // Keep-alive sockets, as many as requests in flight: the client never queues a request behind another.
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const url = new URL(job.baseUrl);
-  const t: Tally = { decisions: 0, approvals: 0, approved: 0n, errors: 0, failures: [], latencies: [], lastAnswer: 0 };
+  const t: Tally = { decisions: 0, approvals: 0, approved: 0n, errors: 0, failures: [], latencies: [], lastAnswer: 0, trace: process.env.BENCH_CARD_TRACE ? [] : undefined };
   try {
     const { start, ...r } = job.model === 'open' ? await openLoop(job, agent, url, t, onMeasuring) : await closedLoop(job, agent, url, t, onMeasuring);
+    if (t.trace) writeFileSync(`${process.env.BENCH_CARD_TRACE}.${job.model}`, `${t.trace.join('\n')}\n`);
     const sorted = t.latencies.sort((a, b) => a - b);
     return {
       model: job.model, scheduled: t.decisions + t.errors, ...r,

@@ -17,7 +17,7 @@ import { InvalidationBus } from './platform/process-cache.js';
 /** Opens every connection a process needs. The caller owns them and closes them with closeDeps. */
 export async function createDeps(config: AppConfig, name: string): Promise<AppDeps> {
   const logger = pino(loggerOptions(config.LOG_LEVEL, name));
-  const prisma = createPrisma(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, txMaxWaitMs: config.DATABASE_TX_MAX_WAIT_MS, txTimeoutMs: config.DATABASE_TX_TIMEOUT_MS, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
+  const prisma = createPrisma(config.DATABASE_URL, { poolMax: config.DATABASE_POOL_MAX, idleTimeoutMs: config.DATABASE_POOL_IDLE_TIMEOUT_MS, txMaxWaitMs: config.DATABASE_TX_MAX_WAIT_MS, txTimeoutMs: config.DATABASE_TX_TIMEOUT_MS, preparedStatements: config.DATABASE_PREPARED_STATEMENTS });
   const redis = createRedis(config, { logger });
   const queues = createQueues(ALL_QUEUES, bullConnection(config), config.REDIS_PREFIX);
   try {

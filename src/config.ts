@@ -85,6 +85,13 @@ export const envSchema = z.object({
   DATABASE_DIRECT_URL: z.string().min(1).optional(),
   DATABASE_POOL_MAX: int(10, 1),
   /**
+   * Issue 27 (27e): how long a pooled connection may sit idle before it is closed; 0 (the default) keeps
+   * every connection the process opened. A connection opened for a burst of card authorizations costs that
+   * burst's request the new backend's start and its first plans (measured 5× a warm decision's time, 10 ms
+   * of backend CPU): closing idle ones (pg's 10 s) made every burst above the last 10 s's peak pay it again.
+   */
+  DATABASE_POOL_IDLE_TIMEOUT_MS: int(0, 0),
+  /**
    * Issue 12: the hot path's raw statements are sent as named prepared statements (planned once per
    * connection). Set false behind a transaction-mode pooler that does not track them (PgBouncer
    * before 1.21, or without max_prepared_statements): docs/deploy.md "PgBouncer".

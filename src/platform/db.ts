@@ -8,6 +8,8 @@ export type { PrismaClient };
 
 export interface DbOptions {
   poolMax?: number;
+  /** Idle connections are closed after this long; 0 keeps them open. Unset: pg's 10 s (one-off tools end sooner). */
+  idleTimeoutMs?: number;
   /**
    * How long a statement or transaction may wait for a pooled connection (or for a new one to open)
    * before giving up (then 503): Prisma's interactive transactions and the hot path's raw statements alike.
@@ -31,7 +33,7 @@ export function createPrisma(databaseUrl: string, opts: DbOptions | number = {})
   const o = typeof opts === 'number' ? { poolMax: opts } : opts;
   // Our pool, handed to Prisma: hot paths may run raw SQL on the same connections (poolOf).
   // A bounded wait for a connection: without it a raw statement queues forever behind a busy pool.
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: o.poolMax ?? 10, connectionTimeoutMillis: o.txMaxWaitMs ?? 10_000 });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: o.poolMax ?? 10, connectionTimeoutMillis: o.txMaxWaitMs ?? 10_000, ...(o.idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: o.idleTimeoutMs }) });
   prepared.set(pool, o.preparedStatements ?? true);
   pool.on('connect', (client) => {
     poolOfClient.set(client, pool);

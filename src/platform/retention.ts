@@ -64,13 +64,14 @@ async function pruneGroup(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock'>, pl
   const attemptsBefore = new Date(now - c.WEBHOOK_ATTEMPT_RETENTION_DAYS * DAY_MS);
   const batch = c.RETENTION_BATCH;
   const p = deps.prisma;
-  // A PENDING event is still owed a delivery: it keeps its payload whatever its age.
+  // A PENDING event is still owed a delivery: it keeps its payload whatever its age. The batch is chosen among
+  // the others (webhook_events_unpruned_idx holds only them, 27e), so old PENDING events never fill it.
   const eventsPruned = await p.$executeRawUnsafe(
     // The due keys as two arrays (issue 29: the key is (platform_id, id)), each row then found by key; the
     // due conditions again on the row found, so only due rows change whichever pairs the arrays make.
     `WITH due AS (
        SELECT array_agg(platform_id) AS platforms, array_agg(id) AS ids
-         FROM (SELECT platform_id, id FROM webhook_events WHERE platform_id = ANY($4) AND pruned_at IS NULL AND created_at < $2 ORDER BY created_at LIMIT $3) d)
+         FROM (SELECT platform_id, id FROM webhook_events WHERE platform_id = ANY($4) AND pruned_at IS NULL AND delivery_status <> 'PENDING' AND created_at < $2 ORDER BY created_at LIMIT $3) d)
      UPDATE webhook_events SET data = ${PRUNED_PAYLOAD_SQL}, pruned_at = $1, ${PRUNED_COLUMNS_SQL}
       WHERE platform_id = ANY($4) AND platform_id = ANY((SELECT platforms FROM due)::text[]) AND id = ANY((SELECT ids FROM due)::text[])
         AND pruned_at IS NULL AND created_at < $2 AND delivery_status <> 'PENDING'`,

@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { setDailyVolumeLimit } from '../../src/domains/limits/index.js';
 import type { RunningWorkers } from '../../src/workers.js';
+import { runCli } from '../helpers/cli.js';
 
 /** Issue 25 part B: REF's 429 DAILY_VOLUME_LIMIT_EXCEEDED, a per-platform, per-corridor daily volume counted exactly. */
 let env: TestEnv;
@@ -102,12 +101,12 @@ describe('daily volume limit', () => {
 
   it('the operator CLI sets and clears a corridor\'s limit; a malformed corridor exits non-zero', async () => {
     const { p, from, to } = await setup(null);
-    const run = (...args: string[]) => promisify(execFile)('npx', ['tsx', 'src/cli/daily-volume-limit.ts', ...args], { env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL, REDIS_PREFIX: env.config.REDIS_PREFIX } });
+    const run = (...args: string[]) => runCli('daily-volume-limit', args, { DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL, REDIS_PREFIX: env.config.REDIS_PREFIX });
     expect((await run('--platform', p.platformId, '--corridor', 'usd:usd', '--limit', '1000')).stdout).toContain('USD:USD limit 1000, used today 0');
     expect((await p.request({ method: 'POST', url: '/quotes', payload: quoteBody(from, to, 1_001, true) })).statusCode).toBe(429);
     await run('--platform', p.platformId, '--corridor', 'USD:USD', '--clear');
     expect((await p.request({ method: 'POST', url: '/quotes', payload: quoteBody(from, to, 1_001, true) })).statusCode).toBe(201);
     await expect(run('--platform', p.platformId, '--corridor', 'USD')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--corridor') });
     await expect(setDailyVolumeLimit(env.deps, p.platformId, 'USD', 'XXX', 1n)).rejects.toMatchObject({ status: 400, code: 'INVALID_INPUT' });
-  }, 60_000);
+  }, 120_000);
 });

@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anApprovedCustomer, balances, fund } from '../helpers/builders.js';
 import { operatorSetInternalAccountStatus } from '../../src/domains/ledger/index.js';
+import { runCli } from '../helpers/cli.js';
 
 /** Issue 25 part B: REF's internal-account status lifecycle, its webhook, and what a FROZEN or CLOSED account may do. */
 let env: TestEnv;
@@ -110,7 +109,7 @@ describe('internal account status lifecycle', () => {
     const p = await env.platform();
     const { from } = await twoCustomers(p);
     const run = (...args: string[]) =>
-      promisify(execFile)('npx', ['tsx', 'src/cli/internal-account-status.ts', ...args], { env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL, REDIS_PREFIX: env.config.REDIS_PREFIX } });
+      runCli('internal-account-status', args, { DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL, REDIS_PREFIX: env.config.REDIS_PREFIX });
     expect((await run('--account', from, '--status', 'FROZEN')).stdout).toContain(`${from}: FROZEN`);
     expect((await p.request({ method: 'GET', url: `/internal-accounts/${from}` })).json().status).toBe('FROZEN');
     // The CLI told this process to drop its copy of the platform's blocked accounts: money stops moving.
@@ -118,5 +117,5 @@ describe('internal account status lifecycle', () => {
     expect((await run('--account', from, '--status', 'active')).stdout).toContain(`${from}: ACTIVE`);
     await expect(run('--account', from, '--status', 'OPEN')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('--status must be one of') });
     await expect(run('--account', 'InternalAccount:nope', '--status', 'FROZEN')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('not found') });
-  }, 60_000);
+  }, 120_000);
 });

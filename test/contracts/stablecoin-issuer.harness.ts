@@ -6,14 +6,19 @@ import type { StablecoinIssuer } from '../../src/adapters/stablecoin-issuer/port
 import type { IssuerContractHarness } from './stablecoin-issuer.contract.js';
 import { cloneDatabase, dropDatabase } from '../helpers/test-databases.js';
 
-/** The sandbox issuer over a database of its own (cloned from the template), with a clock the suite moves. */
-export async function sandboxIssuerHarness(): Promise<IssuerContractHarness> {
+/**
+ * The sandbox issuer over a database of its own (cloned from the template), with a clock the suite moves.
+ * `stepMs`: how long a funded operation stays PENDING, then PROCESSING, in real time (plus `advance`); a test
+ * that asserts one of those states between two calls sets it far above its own run time (a loaded machine
+ * takes seconds between two requests).
+ */
+export async function sandboxIssuerHarness(stepMs = 1000): Promise<IssuerContractHarness> {
   const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_issuer${process.pid}_${Math.floor(Math.random() * 1e6)}`;
   // On the Citus rehearsal (TEST_CITUS_WORKERS) a clone on every node (29f).
   await cloneDatabase(inject('databaseUrl'), dbName, inject('templateDb'));
   const db = createPrisma(withDatabase(inject('databaseUrl'), dbName), 2);
   let offsetMs = 0;
-  const adapter: StablecoinIssuer = createSandboxIssuer({ db, now: () => Date.now() + offsetMs, stepMs: 1000 });
+  const adapter: StablecoinIssuer = createSandboxIssuer({ db, now: () => Date.now() + offsetMs, stepMs });
   return harnessFor(adapter, {
     fund: async (ref) => void (await adapter.simulateFunding!(ref)),
     advance: (ms) => void (offsetMs += ms),

@@ -203,4 +203,29 @@ describe('webhook events by resource and retention (issue 30)', () => {
     // A second pass finds nothing due.
     expect(await pruneOnce(env.deps)).toEqual({ eventsPruned: 0, attemptsDeleted: 0, idempotencyDeleted: 0 });
   });
+
+  it('old events still owed a delivery keep their payload and do not hold back the pruning of delivered ones (27e)', async () => {
+    const resource = 'Transaction:retention-pending-27e';
+    const old = new Date(now - 50 * DAY);
+    // The oldest three are still PENDING (an endpoint down for weeks, a redelivery queued): a batch of 2 taken
+    // among all unpruned events would be theirs, prune nothing, and leave the delivered ones behind them whole.
+    for (let i = 0; i < 5; i++) {
+      const at = new Date(old.getTime() + i * 1000);
+      await db.query(`INSERT INTO webhook_events (id, platform_id, type, data, created_at, relayed_at, delivery_status) VALUES ($1, $2, 'OUTGOING_PAYMENT.COMPLETED', $3, $4, $4, $5)`, [
+        idAt('Webhook', at, 500 + i),
+        p.platformId,
+        JSON.stringify({ id: resource, status: 'COMPLETED', description: 'y'.repeat(100) }),
+        at,
+        i < 3 ? 'PENDING' : 'DELIVERED',
+      ]);
+    }
+    const smallBatch = { ...env.deps, config: { ...env.deps.config, RETENTION_BATCH: 2 } };
+    expect((await pruneOnce(smallBatch)).eventsPruned).toBe(2);
+    const rows = (await db.query(`SELECT delivery_status, pruned_at IS NOT NULL AS pruned, data ? 'description' AS whole FROM webhook_events WHERE resource_id = $1 ORDER BY created_at`, [resource])).rows;
+    expect(rows).toEqual([
+      ...Array(3).fill({ delivery_status: 'PENDING', pruned: false, whole: true }),
+      ...Array(2).fill({ delivery_status: 'DELIVERED', pruned: true, whole: false }),
+    ]);
+    expect((await pruneOnce(smallBatch)).eventsPruned).toBe(0);
+  });
 });

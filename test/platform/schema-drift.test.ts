@@ -70,7 +70,7 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'agent_actions.agent_actions_pending_expiry_idx': 'the agent-action expiry sweep reads only actions still PENDING_APPROVAL (partial, issue 26)',
   'agent_actions.agent_actions_pull_owed_idx': 'the owed-pull sweep reads only approved TRANSFER_IN actions without their transaction (partial, issue 26c)',
   'transactions.transactions_incoming_approval_due_idx': 'the incoming-approval window sweep reads only incoming payments waiting for their platform (partial, issue 25)',
-  'webhook_events.webhook_events_unpruned_idx': 'retention reads only events whose payload is still whole (partial, issue 30)',
+  'webhook_events.webhook_events_unpruned_idx': 'retention reads only events whose payload is still whole and that are no longer PENDING (partial, issue 30; 27e)',
   'webhook_events.webhook_events_platform_id_delivery_status_id_idx': 'events by delivery status, for the FAILED and PENDING ones only (partial, issue 30)',
   'quotes.quotes_platform_id_destination_uma_address_id_idx': 'GET /quotes?receivingUmaAddress=: only quotes that pay a UMA address (partial, issue 30)',
   // Issue 30 (30c): keyed by a customer's or an account's globally unique id, without platform_id; the

@@ -8,7 +8,9 @@ let env: TestEnv;
 let calls = 0;
 
 beforeAll(async () => {
-  env = await createTestEnv({}, {
+  // Deliveries must not time out (the suite's 2 s) on a loaded machine: a timed-out delivery the receiver did get is
+  // retried, as it should be, which this file's exactly-once count would read as a shutdown that cut one off.
+  env = await createTestEnv({ WEBHOOK_TIMEOUT_MS: '30000' }, {
     // A test-only idempotent route: counts executions; fails with 500 when asked to.
     extendApi: (api) => {
         api.post('/things', { config: { idempotent: true } }, async (req, reply) => {

@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { operatorSetStablecoinEnablement } from '../../src/domains/stablecoin/stablecoin.service.js';
 import { stablecoinEnablementTransitions, STABLECOIN_ENABLEMENT_STATUSES } from '../../src/domains/stablecoin/stablecoin.model.js';
+import { runCli } from '../helpers/cli.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -69,14 +68,12 @@ describe('stablecoin enablement', () => {
   it('npm run stablecoin:set drives the operator moves', async () => {
     const p = await env.platform();
     await request(p);
-    const run = promisify(execFile);
-    const { stdout } = await run('npx', ['tsx', 'src/cli/stablecoin-set.ts', '--platform', p.platformId, '--status', 'ENABLING'], {
-      env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL },
-    });
+    const cliEnv = { DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL };
+    const { stdout } = await runCli('stablecoin-set', ['--platform', p.platformId, '--status', 'ENABLING'], cliEnv);
     expect(stdout).toContain('ENABLING');
     expect((await get(p)).json().status).toBe('ENABLING');
-    await expect(run('npx', ['tsx', 'src/cli/stablecoin-set.ts', '--platform', p.platformId, '--status', 'PENDING_APPROVAL'], { env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL } })).rejects.toThrow(/--status must be one of/);
-  }, 60_000);
+    await expect(runCli('stablecoin-set', ['--platform', p.platformId, '--status', 'PENDING_APPROVAL'], cliEnv)).rejects.toThrow(/--status must be one of/);
+  }, 120_000);
 });
 
 describe('stablecoin enablement transition table', () => {

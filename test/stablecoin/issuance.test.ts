@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE, createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { assertMatchesResponseSchema } from '../helpers/openapi.js';
@@ -8,6 +6,7 @@ import { anActiveExternalAccount, usdBankAccount } from '../helpers/builders.js'
 import { sparkAddress } from '../unit/external-accounts/fixtures.js';
 import { expireOperations, reconcileOperations, reverifyCredentials } from '../../src/domains/stablecoin/issuance.jobs.js';
 import { operatorSetTokenStatus } from '../../src/domains/stablecoin/stablecoins.service.js';
+import { runCli } from '../helpers/cli.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -172,8 +171,7 @@ describe('stablecoins', () => {
     const t = await register(p);
     await expect(operatorSetTokenStatus(env.deps, p.platformId, t.id, 'ENABLED')).rejects.toMatchObject({ code: 'INVALID_STATE_TRANSITION' });
     await operatorSetTokenStatus(env.deps, p.platformId, t.id, 'PENDING_APPROVAL');
-    const run = promisify(execFile);
-    const cli = (status: string) => run('npx', ['tsx', 'src/cli/stablecoin-token-status.ts', '--platform', p.platformId, '--stablecoin', t.id, '--status', status], { env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL } });
+    const cli = (status: string) => runCli('stablecoin-token-status', ['--platform', p.platformId, '--stablecoin', t.id, '--status', status], { DATABASE_URL: env.databaseUrl, REDIS_URL: env.config.REDIS_URL });
     expect((await cli('ENABLED')).stdout).toContain('ENABLED (currency ACME)');
     expect((await get(p, `/stablecoins/${t.id}`)).json()).toMatchObject({ gridOperationsStatus: 'ENABLED', currency: 'ACME' });
     expect((await get(p, '/stablecoins?gridOperationsStatus=ENABLED')).json().totalCount).toBe(1);
@@ -182,7 +180,7 @@ describe('stablecoins', () => {
     const disabled = await operatorSetTokenStatus(env.deps, p.platformId, t.id, 'DISABLED');
     expect(disabled.currency).toBeNull();
     expect((await get(p, `/stablecoins/${t.id}`)).json()).not.toHaveProperty('currency');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('stablecoin operations', () => {

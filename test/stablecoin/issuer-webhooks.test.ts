@@ -15,7 +15,8 @@ import { sparkAddress } from '../unit/external-accounts/fixtures.js';
 let env: TestEnv;
 let provider: IssuerContractHarness;
 beforeAll(async () => {
-  provider = await sandboxIssuerHarness();
+  // A funded mint stays PENDING at the provider until the test says otherwise: the pushes below see it there.
+  provider = await sandboxIssuerHarness(3_600_000);
   let servicePem = '';
   const url = await startBridge(provider.adapter, () => servicePem);
   env = await createTestEnv({ STABLECOIN_ISSUER_PROVIDER: 'http-issuer', ADAPTER_HTTP_ISSUER_URL: url, ADAPTER_HTTP_ISSUER_PUBLIC_KEY: bridgePublicKeyPem() });
