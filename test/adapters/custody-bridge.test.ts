@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { inject } from 'vitest';
 import { createPrisma } from '../../src/platform/db.js';
 import { createHttpCustody } from '../../src/adapters/custody/http/index.js';
@@ -8,6 +7,7 @@ import { withDatabase } from '../helpers/global-setup.js';
 import { CustodyBridgeServer } from '../helpers/custody-bridge-server.js';
 import { testSigner } from '../contracts/context.js';
 import { describeCustodyContract } from '../contracts/custody.contract.js';
+import { cloneDatabase, dropDatabase } from '../helpers/test-databases.js';
 
 /**
  * The http custody bridge (issue 28, anchor 28b) against the wallet-custody contract: the adapter talks to a
@@ -16,10 +16,8 @@ import { describeCustodyContract } from '../contracts/custody.contract.js';
  */
 describeCustodyContract('http (loopback custody bridge)', async () => {
   const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_cbr${process.pid}`;
-  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
-  await admin.end();
+  // On the Citus rehearsal (TEST_CITUS_WORKERS) a clone on every node (29f).
+  await cloneDatabase(inject('databaseUrl'), dbName, inject('templateDb'));
   const db = createPrisma(withDatabase(inject('databaseUrl'), dbName), 2);
   const backend = createSandboxCustody({ prisma: db, sealingKey: sealingKeyOf(undefined, true), now: () => new Date() });
   const signer = testSigner();
@@ -31,10 +29,7 @@ describeCustodyContract('http (loopback custody bridge)', async () => {
     async close() {
       await bridge.stop();
       await db.$disconnect();
-      const drop = new pg.Client({ connectionString: inject('databaseUrl') });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-      await drop.end();
+      await dropDatabase(inject('databaseUrl'), dbName);
     },
   };
 });

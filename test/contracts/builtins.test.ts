@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import pino from 'pino';
-import pg from 'pg';
 import { createPrisma } from '../../src/platform/db.js';
 import { withDatabase } from '../helpers/global-setup.js';
 import { systemClock } from '../../src/platform/clock.js';
@@ -37,6 +36,7 @@ import { createSandboxCustody } from '../../src/adapters/custody/sandbox/index.j
 import { sealingKeyOf } from '../../src/adapters/custody/sealing.js';
 import { describeCollectionContract } from './collection.contract.js';
 import { sandboxCollectionHarness } from './collection.harness.js';
+import { cloneDatabase, dropDatabase } from '../helpers/test-databases.js';
 
 /**
  * Every built-in adapter against its kind's contract (the http bridge: test/adapters/http-bridge.test.ts;
@@ -48,10 +48,8 @@ const usd = (accountNumber: string) => ({ accountType: 'USD_ACCOUNT', accountInf
 describeRailContract('sandbox', async () => {
   // The simulated bank keeps its records in Postgres (issue 11): a database of this file's own, cloned from the template.
   const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_rail${process.pid}`;
-  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
-  await admin.end();
+  // On the Citus rehearsal (TEST_CITUS_WORKERS) a clone on every node (29f).
+  await cloneDatabase(inject('databaseUrl'), dbName, inject('templateDb'));
   const db = createPrisma(withDatabase(inject('databaseUrl'), dbName), 2);
   const adapter = createSandboxRail({ db, now: () => Date.now(), delayScale: 0.01, slowMs: 1000, returnAfterMs: 60_000 });
   return {
@@ -63,10 +61,7 @@ describeRailContract('sandbox', async () => {
     payoutCount: async (key) => db.sandboxBankPayout.count({ where: { idempotencyKey: key } }),
     async close() {
       await db.$disconnect();
-      const drop = new pg.Client({ connectionString: inject('databaseUrl') });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-      await drop.end();
+      await dropDatabase(inject('databaseUrl'), dbName);
     },
   };
 });
@@ -113,20 +108,15 @@ describeCardIssuerContract('sandbox', async () => {
 describeCustodyContract('sandbox', async () => {
   // The sandbox custody keeps its sealed keys in Postgres: a database of this file's own, cloned from the template.
   const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_cust${process.pid}`;
-  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
-  await admin.end();
+  // On the Citus rehearsal (TEST_CITUS_WORKERS) a clone on every node (29f).
+  await cloneDatabase(inject('databaseUrl'), dbName, inject('templateDb'));
   const db = createPrisma(withDatabase(inject('databaseUrl'), dbName), 2);
   return {
     adapter: createSandboxCustody({ prisma: db, sealingKey: sealingKeyOf(undefined, true), now: () => new Date() }),
     platformId: 'Platform:contract',
     async close() {
       await db.$disconnect();
-      const drop = new pg.Client({ connectionString: inject('databaseUrl') });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-      await drop.end();
+      await dropDatabase(inject('databaseUrl'), dbName);
     },
   };
 });

@@ -1,10 +1,10 @@
 import { inject } from 'vitest';
-import pg from 'pg';
 import { createPrisma } from '../../src/platform/db.js';
 import { withDatabase } from '../helpers/global-setup.js';
 import { createSandboxIssuer, sandboxAccountsOf } from '../../src/adapters/stablecoin-issuer/sandbox/index.js';
 import type { StablecoinIssuer } from '../../src/adapters/stablecoin-issuer/port.js';
 import type { IssuerContractHarness } from './stablecoin-issuer.contract.js';
+import { cloneDatabase, dropDatabase } from '../helpers/test-databases.js';
 
 /**
  * The sandbox issuer over a database of its own (cloned from the template), with a clock the suite moves.
@@ -14,10 +14,8 @@ import type { IssuerContractHarness } from './stablecoin-issuer.contract.js';
  */
 export async function sandboxIssuerHarness(stepMs = 1000): Promise<IssuerContractHarness> {
   const dbName = `svc_t_${Math.floor(Date.now() / 1000)}_issuer${process.pid}_${Math.floor(Math.random() * 1e6)}`;
-  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
-  await admin.end();
+  // On the Citus rehearsal (TEST_CITUS_WORKERS) a clone on every node (29f).
+  await cloneDatabase(inject('databaseUrl'), dbName, inject('templateDb'));
   const db = createPrisma(withDatabase(inject('databaseUrl'), dbName), 2);
   let offsetMs = 0;
   const adapter: StablecoinIssuer = createSandboxIssuer({ db, now: () => Date.now() + offsetMs, stepMs });
@@ -26,10 +24,7 @@ export async function sandboxIssuerHarness(stepMs = 1000): Promise<IssuerContrac
     advance: (ms) => void (offsetMs += ms),
     async close() {
       await db.$disconnect();
-      const drop = new pg.Client({ connectionString: inject('databaseUrl') });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-      await drop.end();
+      await dropDatabase(inject('databaseUrl'), dbName);
     },
   });
 }

@@ -171,7 +171,13 @@ describe('API: SIGTERM answers the requests in flight, then exits 0', () => {
         body: JSON.stringify({ umaDomain: 'drain.example.com' }),
       });
       await eventually(async () => {
-        const r = await locker.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        // On the Citus rehearsal (TEST_CITUS_WORKERS; 29f) `platforms` is a reference table: the update waits on a
+        // node holding a copy, and the coordinator's backend waits for that node's answer (citus_lock_waits, as in
+        // test/platform/transition.test.ts).
+        const waits = process.env.TEST_CITUS_WORKERS
+          ? "SELECT ((SELECT count(*) FROM citus_lock_waits) + (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'))::int AS n"
+          : "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+        const r = await locker.query(waits);
         return r.rows[0].n >= 1;
       }, 30_000);
 

@@ -12,7 +12,14 @@ import { AUTO_EXPLAIN_SETTINGS, capturePlans, partitionedTemplate, unprunedTable
 
 let env: TestEnv;
 
+// Not on the Citus rehearsal (TEST_CITUS_WORKERS; issue 29, 29f): this is the rehearsal *without* Citus, on a
+// template whose tenant tables are re-created hash-partitioned, which a distributed database cannot be (and
+// auto_explain fails on Citus's remote tasks, 29d/29e). On Citus, test/deploy/citus.test.ts checks the same property:
+// every command of a payment goes to the one worker holding the platform.
+const ON_CITUS = Boolean(process.env.TEST_CITUS_WORKERS);
+
 beforeAll(async () => {
+  if (ON_CITUS) return;
   const templateDb = Number(process.env.TEST_DB_PARTITIONS ?? 0) > 1 ? inject('templateDb') : await partitionedTemplate(inject('databaseDirectUrl'), inject('templateDb'), 4);
   env = await createTestEnv({ SANDBOX_RAIL_DELAY_SCALE: '0' }, { templateDb, databaseSettings: AUTO_EXPLAIN_SETTINGS });
 }, 300_000);
@@ -21,7 +28,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-describe('a payment on partitioned tenant tables (issue 29, 29a)', () => {
+describe.skipIf(ON_CITUS)('a payment on partitioned tenant tables (issue 29, 29a)', () => {
   it('every statement from the quote to the settlement touches one partition per table', async () => {
     // Other platforms' rows in every partition, so a statement that does not prune would show it.
     for (let i = 0; i < 6; i++) await env.platform();

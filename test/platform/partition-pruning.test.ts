@@ -57,7 +57,14 @@ async function stopLoops(): Promise<void> {
   await driver;
 }
 
+// Not on the Citus rehearsal (TEST_CITUS_WORKERS; issue 29, 29f): this is the rehearsal *without* Citus, on a
+// template whose tenant tables are re-created hash-partitioned, which a distributed database cannot be (and
+// auto_explain fails on Citus's remote tasks, 29d/29e). On Citus, test/deploy/citus.test.ts checks the same property:
+// every command of a payment goes to the one worker holding the platform.
+const ON_CITUS = Boolean(process.env.TEST_CITUS_WORKERS);
+
 beforeAll(async () => {
+  if (ON_CITUS) return;
   const templateDb = process.env.TEST_DB_PARTITIONS ? inject('templateDb') : await partitionedTemplate(inject('databaseDirectUrl'), inject('templateDb'), 4);
   env = await createTestEnv(
     // A pool large enough that no statement waits for a connection (withPlanTag's attribution needs it).
@@ -95,7 +102,7 @@ function describeSpan(c: CapturedPlan): string {
  */
 const loopStatements = new Set<string>();
 
-describe('on tenant tables hash-partitioned by platform_id (issue 29: the Citus rehearsal)', () => {
+describe.skipIf(ON_CITUS)('on tenant tables hash-partitioned by platform_id (issue 29: the Citus rehearsal)', () => {
   it('the database is partitioned and explains every statement', async () => {
     const r = await env.deps.prisma.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM pg_partitioned_table pt JOIN pg_class c ON c.oid = pt.partrelid WHERE c.relname IN ('transactions', 'ledger_entries', 'internal_accounts', 'quotes', 'customers')`;
     expect(Number(r[0]!.n)).toBe(5);

@@ -30,6 +30,50 @@ interface PlanNode {
   'Plan Rows': number;
   Filter?: string;
   Plans?: PlanNode[];
+  /** Citus (the rehearsal): the coordinator's Custom Scan, with the statements it sent and the workers' plans. */
+  'Distributed Query'?: {
+    Subplans?: Array<{ PlannedStmt: Array<{ Plan: PlanNode }> }>;
+    Job?: { Tasks?: Array<{ 'Remote Plan'?: Array<Array<{ Plan: PlanNode }>> }> };
+  };
+}
+
+/**
+ * The plan of `text` with its own values. On the Citus rehearsal (TEST_CITUS_WORKERS; issue 29, 29f) the coordinator
+ * plans a Custom Scan and the shards' workers plan the reads: their plans (each task's, each subplan's) become the
+ * Custom Scan's children, with a shard's relation and index names (`transactions_102008`, `…_pkey_102008`) read as
+ * the table's, so every check below judges the plans that read the rows, on plain PostgreSQL and on Citus alike.
+ */
+const onCitus = Boolean(process.env.TEST_CITUS_WORKERS);
+
+/**
+ * Not judged on the Citus rehearsal (29f), with the reason. The year is seeded over four platforms, and on Citus each
+ * shard's planner sees only its shard's part (8 shards: a platform's rows, or none): a sweep's statement per shard
+ * group reads shards holding a few rows, where a scan or a broader index is the planner's right choice, and a
+ * statement whose platform comes from a lookup (tenant_lookups, distributed by the value) cannot be pruned at
+ * planning, so EXPLAIN shows one of its shards' plans, an arbitrary one. Plain PostgreSQL and the partitioned
+ * database judge them all.
+ */
+const NOT_JUDGED_ON_CITUS: Record<string, string> = {
+  'external accounts of the platform': "the shard's planner walks the primary key with the filter (its statistics: the platform's own accounts)",
+  'quote expiry': 'per shard group; small shards read (platform_id, status, id)',
+  'submissions and refunds owed, reconciliation': 'per shard group; a nearly empty shard is scanned',
+  'webhook delivery sweep': 'per shard group; small shards read (platform_id, delivery_status, id)',
+};
+
+async function explain(text: string, values?: unknown[]): Promise<PlanNode> {
+  const r = await db.query(`EXPLAIN (FORMAT JSON) ${text}`, values);
+  return withWorkerPlans((r.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan, false);
+}
+
+function withWorkerPlans(node: PlanNode, onShard: boolean): PlanNode {
+  const distributed = node['Distributed Query'];
+  const table = (name?: string) => (onShard && name ? name.replace(/_\d+$/, '') : name);
+  const children = [
+    ...(node.Plans ?? []).map((child) => withWorkerPlans(child, onShard)),
+    ...(distributed?.Subplans ?? []).flatMap((sub) => sub.PlannedStmt.map((stmt) => withWorkerPlans(stmt.Plan, false))),
+    ...(distributed?.Job?.Tasks ?? []).flatMap((task) => (task['Remote Plan'] ?? []).flat().map((stmt) => withWorkerPlans(stmt.Plan, true))),
+  ];
+  return { ...node, 'Relation Name': table(node['Relation Name']), 'Index Name': table(node['Index Name']), Plans: children.length ? children : undefined };
 }
 
 /**
@@ -86,8 +130,7 @@ async function plansOf(url: string, table: string): Promise<Array<{ sql: string;
   expect(lists.length, `${url}: no ordered read of ${table} among ${seen.map((s) => s.text.slice(0, 80)).join(' | ')}`).toBeGreaterThan(0);
   const out: Array<{ sql: string; plan: PlanNode }> = [];
   for (const s of lists) {
-    const r = await db.query(`EXPLAIN (FORMAT JSON) ${s.text}`, s.values as unknown[]);
-    out.push({ sql: s.text, plan: (r.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan });
+    out.push({ sql: s.text, plan: await explain(s.text, s.values) });
   }
   return out;
 }
@@ -227,7 +270,8 @@ const LISTS: Array<[string, () => string, string]> = [
 ];
 
 describe('every list is read through an index in its own order, at the size of a year (issue 30)', () => {
-  it.each(LISTS)('%s: no sequential scan, no sort of the whole set', async (_name, url, table) => {
+  it.for(LISTS)('%s: no sequential scan, no sort of the whole set', async ([name, url, table], { skip }) => {
+    if (onCitus && NOT_JUDGED_ON_CITUS[name]) skip(NOT_JUDGED_ON_CITUS[name]);
     for (const { sql, plan } of await plansOf(url(), table)) {
       expect(planProblems(plan, table), `${sql}\n${JSON.stringify(plan, null, 1)}`).toEqual([]);
       expect(indexesUsed(plan).length, sql).toBeGreaterThan(0);
@@ -261,7 +305,8 @@ describe('the sweeps read only the rows that are due (issue 30)', () => {
     ['webhook delivery sweep', () => sweepDeliveries(env.deps)],
     ['retention', () => pruneOnce(env.deps)],
   ];
-  it.each(SWEEPS)('%s: every statement through an index over the due rows, no scan of a large table', async (_name, sweep) => {
+  it.for(SWEEPS)('%s: every statement through an index over the due rows, no scan of a large table', async ([name, sweep], { skip }) => {
+    if (onCitus && NOT_JUDGED_ON_CITUS[name]) skip(NOT_JUDGED_ON_CITUS[name]);
     const seen: Array<{ text: string; values?: unknown[] }> = [];
     const stop = onStatement(env.deps.prisma, (text, values) => seen.push({ text, values }));
     try {
@@ -272,8 +317,7 @@ describe('the sweeps read only the rows that are due (issue 30)', () => {
     const reads = seen.filter((s) => /^\s*(SELECT|UPDATE|DELETE|WITH)/i.test(s.text) && LARGE.some((t) => s.text.includes(t)));
     expect(reads.length).toBeGreaterThan(0);
     for (const s of reads) {
-      const r = await db.query(`EXPLAIN (FORMAT JSON) ${s.text}`, s.values as unknown[]);
-      const plan = (r.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
+      const plan = await explain(s.text, s.values);
       const scans = LARGE.flatMap((table) => seqScans(plan, table));
       expect(scans, `${s.text}\n${JSON.stringify(plan, null, 1)}`).toEqual([]);
       expect(indexesUsed(plan).filter((i) => !DUE.test(i)), s.text).toEqual([]);
@@ -302,7 +346,9 @@ describe('a card authorization finds every row by its key (issue 27)', () => {
     return out;
   }
 
-  it('the facts read and the one writing statement, at the size of a year', async () => {
+  // Not on Citus (NOT_JUDGED_ON_CITUS above): the card is found through tenant_lookups, so the statement's shard is
+  // known only when it runs, and EXPLAIN shows one of the eight shards' plans.
+  it.skipIf(onCitus)('the facts read and the one writing statement, at the size of a year', async () => {
     // The seeded year holds thousands of live cards: room for one more.
     expect((await p.request({ method: 'PATCH', url: '/config', payload: { maxLiveCards: 10_000_000 } })).statusCode).toBe(200);
     const customer = (await p.request({ method: 'POST', url: '/customers', payload: { customerType: 'INDIVIDUAL', platformCustomerId: `plan-card-${Date.now()}`, fullName: 'Plan Card', currencies: ['USD'] } })).json();
@@ -323,8 +369,7 @@ describe('a card authorization finds every row by its key (issue 27)', () => {
     const statements = seen.filter((s) => /card_transactions|processor_ref/.test(s.text) && /^\s*(SELECT|WITH)/i.test(s.text));
     expect(statements.length).toBeGreaterThanOrEqual(2);
     for (const s of statements) {
-      const r = await db.query(`EXPLAIN (FORMAT JSON) ${s.text}`, s.values as unknown[]);
-      const plan = (r.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
+      const plan = await explain(s.text, s.values);
       expect(problems(plan), `${s.text}\n${JSON.stringify(plan, null, 1)}`).toEqual([]);
     }
   });

@@ -22,6 +22,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { withDatabase } from '../helpers/global-setup.js';
+import { cloneDatabase, dropDatabase } from '../helpers/test-databases.js';
 import { ROOT, SCHEMA_PATH, loadDatamodel, readSchema, type Datamodel, type DmmfField, type DmmfModel, type DmmfEnum } from '../helpers/dmmf.js';
 
 
@@ -524,13 +525,8 @@ beforeAll(async () => {
   // Named like test/helpers/app.ts's databases (svc_t_<epoch s>_<hex>) so global-setup's sweep of
   // crashed runs' leftovers recognises it.
   cloneName = `svc_t_${Math.floor(Date.now() / 1000)}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: rootUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${cloneName}" TEMPLATE "${inject('templateDb')}"`);
-  } finally {
-    await admin.end();
-  }
+  // On the Citus rehearsal (TEST_CITUS_WORKERS) a clone on every node, as the other files' databases (29f).
+  await cloneDatabase(rootUrl, cloneName, inject('templateDb'));
   const client = new pg.Client({ connectionString: withDatabase(rootUrl, cloneName) });
   await client.connect();
   try {
@@ -541,11 +537,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (!cloneName) return;
-  const admin = new pg.Client({ connectionString: inject('databaseUrl') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${cloneName}" WITH (FORCE)`).catch(() => undefined);
-  await admin.end();
+  if (cloneName) await dropDatabase(inject('databaseUrl'), cloneName);
 });
 
 const modelNames = dm.models.map((m) => m.name);

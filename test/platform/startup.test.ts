@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { withDatabase } from '../helpers/global-setup.js';
 import { ROOT, startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../helpers/built-processes.js';
+import { cloneDatabase, dropDatabase } from '../helpers/test-databases.js';
 
 /**
  * `npm start` / `npm run worker` run the built service (dist/, built by `npm ci` or `npm run build`) with
@@ -20,10 +21,8 @@ describe('start-up of the built service', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: rootUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${dbName}" TEMPLATE "${inject('templateDb')}"`);
-    await admin.end();
+    // On the Citus rehearsal (TEST_CITUS_WORKERS) a clone on every node (29f).
+    await cloneDatabase(rootUrl, dbName, inject('templateDb'));
     env = { DATABASE_URL: withDatabase(rootUrl, dbName), REDIS_URL: inject('redisUrl'), REDIS_PREFIX: prefix, LOG_LEVEL: 'info', DATABASE_POOL_MAX: '3' };
   });
 
@@ -32,10 +31,7 @@ describe('start-up of the built service', () => {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
     await redis.quit();
-    const admin = new pg.Client({ connectionString: rootUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await dropDatabase(rootUrl, dbName);
   });
 
   it('the API answers /readyz 200 and the worker logs "worker ready"; both exit 0 on SIGTERM', async () => {
@@ -92,10 +88,7 @@ describe('npm start in the sandbox on a fresh database', () => {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
     await redis.quit();
-    const admin = new pg.Client({ connectionString: rootUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await dropDatabase(rootUrl, dbName);
   });
 
   const credentialLines = (out: string) => out.split('\n').filter((l) => l.includes('client secret:'));

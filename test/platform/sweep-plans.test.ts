@@ -31,7 +31,14 @@ let db: pg.Client;
 let capture: PlanCapture;
 let platforms: string[];
 
+// Not on the Citus rehearsal (TEST_CITUS_WORKERS; issue 29, 29f): this is the rehearsal *without* Citus, on a
+// template whose tenant tables are re-created hash-partitioned, which a distributed database cannot be (and
+// auto_explain fails on Citus's remote tasks, 29d/29e). On Citus, test/deploy/citus.test.ts checks the same property:
+// every command of a payment goes to the one worker holding the platform.
+const ON_CITUS = Boolean(process.env.TEST_CITUS_WORKERS);
+
 beforeAll(async () => {
+  if (ON_CITUS) return;
   const templateDb = Number(process.env.TEST_DB_PARTITIONS ?? 0) > 1 ? inject('templateDb') : await partitionedTemplate(inject('databaseDirectUrl'), inject('templateDb'), PARTITIONS);
   env = await createTestEnv(
     // Every sweep has its statement to run: the credit poll on, a collection provider to open coordinates with.
@@ -74,7 +81,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-describe('sweeps on tenant tables hash-partitioned by platform_id (issue 29, 29a)', () => {
+describe.skipIf(ON_CITUS)('sweeps on tenant tables hash-partitioned by platform_id (issue 29, 29a)', () => {
   it('the groups: one per partition holding platforms, every platform in one', async () => {
     const groups = await platformGroups(env.deps.prisma, 'transactions');
     expect(groups.flat().sort()).toEqual((await db.query(`SELECT id FROM platforms ORDER BY id`)).rows.map((r) => r.id).sort());

@@ -13,7 +13,9 @@ export interface Reservation {
 /**
  * Counts `claim` on the corridor's `day` when it fits under the limit, in one statement: the conditional upsert takes
  * the usage row's lock and re-checks the sum on the row's latest version, so however many executions race, together
- * they never pass more than the limit, and every one that fits passes.
+ * they never pass more than the limit, and every one that fits passes. The limit travels in the proposed row
+ * (`EXCLUDED.limit_amount`, read by the statement from `daily_volume_limits`): Citus refuses a subquery in the
+ * ON CONFLICT's WHERE (issue 29, 29f), and the row then keeps the limit it was counted against (its CHECK).
  */
 export async function reserveVolume(ctx: Ctx, claim: VolumeClaim, day: string): Promise<Reservation> {
   const { sendingCurrency: s, receivingCurrency: r, amount } = claim;
@@ -22,13 +24,11 @@ export async function reserveVolume(ctx: Ctx, claim: VolumeClaim, day: string): 
     WITH lim AS (
       SELECT limit_amount FROM daily_volume_limits WHERE platform_id = ${p} AND sending_currency = ${s} AND receiving_currency = ${r}
     ), up AS (
-      INSERT INTO daily_volume_usage (platform_id, sending_currency, receiving_currency, day, used_amount)
-      SELECT ${p}, ${s}, ${r}, ${day}::date, ${amount}::bigint FROM lim WHERE ${amount}::bigint <= lim.limit_amount
+      INSERT INTO daily_volume_usage (platform_id, sending_currency, receiving_currency, day, used_amount, limit_amount)
+      SELECT ${p}, ${s}, ${r}, ${day}::date, ${amount}::bigint, lim.limit_amount FROM lim WHERE ${amount}::bigint <= lim.limit_amount
       ON CONFLICT (platform_id, sending_currency, receiving_currency, day) DO UPDATE
-        SET used_amount = daily_volume_usage.used_amount + EXCLUDED.used_amount
-        WHERE daily_volume_usage.used_amount + EXCLUDED.used_amount <= (
-          SELECT l.limit_amount FROM daily_volume_limits l
-           WHERE l.platform_id = EXCLUDED.platform_id AND l.sending_currency = EXCLUDED.sending_currency AND l.receiving_currency = EXCLUDED.receiving_currency)
+        SET used_amount = daily_volume_usage.used_amount + EXCLUDED.used_amount, limit_amount = EXCLUDED.limit_amount
+        WHERE daily_volume_usage.used_amount + EXCLUDED.used_amount <= EXCLUDED.limit_amount
       RETURNING used_amount
     )
     SELECT (SELECT limit_amount FROM lim) AS limit_amount,
