@@ -74,6 +74,17 @@ export async function fund(p: TestPlatform, accountId: string, amount: number): 
   expect(res.statusCode, res.body).toBe(200);
 }
 
+/**
+ * The payments tests' sender: an approved customer of `p` with a USD balance funded with `amount` and an ACTIVE USD bank
+ * account to pay (the external account's check needs workers running).
+ */
+export async function aFundedUsdPayer(env: TestEnv, p: TestPlatform, amount = 1_000_000): Promise<{ customerId: string; usd: string; dest: string }> {
+  const c = await anApprovedCustomer(env, p, ['USD']);
+  const dest = await anActiveExternalAccount(p, usdBankAccount(), c.customerId);
+  await fund(p, c.accounts.USD!, amount);
+  return { customerId: c.customerId, usd: c.accounts.USD!, dest };
+}
+
 export async function balances(env: TestEnv, accountId: string): Promise<{ available: bigint; held: bigint }> {
   const a = await env.deps.prisma.internalAccount.findFirstOrThrow({ where: { id: accountId } });
   return { available: a.availableBalance, held: a.heldBalance };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
-import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
+import { aFundedUsdPayer, balances, expectLedgerConsistent } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
 import { pollPayments, submitPayments } from '../../src/domains/payments/settlement.batches.js';
 import { queueOf } from '../../src/platform/queue.js';
@@ -32,24 +32,27 @@ async function sender(): Promise<Sender> {
   const workers = env.startWorkers();
   try {
     const p = await env.platform();
-    const c = await anApprovedCustomer(env, p, ['USD']);
-    const dest = await anActiveExternalAccount(p, usdBankAccount(), c.customerId);
-    await fund(p, c.accounts.USD!, 1_000_000);
-    return { p, usd: c.accounts.USD!, dest };
+    const { usd, dest } = await aFundedUsdPayer(env, p);
+    return { p, usd, dest };
   } finally {
     await workers.close();
   }
 }
 
-/** A payment started and submitted (no worker runs): PROCESSING with the rail's reference, PENDING at the rail. `received` …904: delivery fails. */
-async function submitted(s: Sender, received: number): Promise<{ platformId: string; transactionId: string }> {
+/** A payment quoted and started at once through HTTP (PROCESSING, not yet handed to the rail). */
+async function started(s: Sender, received: number): Promise<{ platformId: string; transactionId: string }> {
   const res = await s.p.request({
     method: 'POST',
     url: '/quotes',
     payload: { source: { sourceType: 'ACCOUNT', accountId: s.usd }, destination: { destinationType: 'ACCOUNT', accountId: s.dest }, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: received, immediatelyExecute: true },
   });
   expect(res.statusCode, res.body).toBe(201);
-  const item = { platformId: s.p.platformId, transactionId: res.json().transactionId as string };
+  return { platformId: s.p.platformId, transactionId: res.json().transactionId as string };
+}
+
+/** A payment started and submitted (no worker runs): PROCESSING with the rail's reference, PENDING at the rail. `received` …904: delivery fails. */
+async function submitted(s: Sender, received: number): Promise<{ platformId: string; transactionId: string }> {
+  const item = await started(s, received);
   const [outcome] = await submitPayments(env.deps, [item]);
   expect(outcome).toMatchObject({ next: 'POLL' });
   return item;
@@ -70,13 +73,7 @@ const status = async (s: Sender, id: string) => (await s.p.request({ method: 'GE
 describe('batched polls (issue 24)', () => {
   it('a submission the rail answers PENDING stores its reference and its first poll\'s schedule in one statement, and the poll is queued at the rail\'s due time', async () => {
     const s = await sender();
-    const res = await s.p.request({
-      method: 'POST',
-      url: '/quotes',
-      payload: { source: { sourceType: 'ACCOUNT', accountId: s.usd }, destination: { destinationType: 'ACCOUNT', accountId: s.dest }, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: 2_000, immediatelyExecute: true },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    const item = { platformId: s.p.platformId, transactionId: res.json().transactionId as string };
+    const item = await started(s, 2_000);
     const submit = await counted(() => submitPayments(env.deps, [item]));
     expect(submit.result).toMatchObject([{ next: 'POLL', recorded: true }]);
     // The claim, the destination, the bank's own, the record (reference + schedule): nothing read back, no second write of the schedule.
@@ -91,13 +88,7 @@ describe('batched polls (issue 24)', () => {
 
     // Through the worker: the poll job holds that token and is due at that time (its delay counted from the rail's answer).
     const again = await sender();
-    const res2 = await again.p.request({
-      method: 'POST',
-      url: '/quotes',
-      payload: { source: { sourceType: 'ACCOUNT', accountId: again.usd }, destination: { destinationType: 'ACCOUNT', accountId: again.dest }, lockedCurrencySide: 'RECEIVING', lockedCurrencyAmount: 2_100, immediatelyExecute: true },
-    });
-    expect(res2.statusCode, res2.body).toBe(201);
-    const id2 = res2.json().transactionId as string;
+    const id2 = (await started(again, 2_100)).transactionId;
     const queue = queueOf(env.deps, PAYMENTS_QUEUE);
     await enqueueSubmit(env.deps, { platformId: again.p.platformId, transactionId: id2 });
     const workers = env.startWorkers();

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestEnv, eventually, type TestEnv } from '../helpers/app.js';
-import { anActiveExternalAccount, anApprovedCustomer, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
+import { aFundedUsdPayer, expectLedgerConsistent } from '../helpers/builders.js';
 import { AUTO_EXPLAIN_SETTINGS, capturePlans, partitionedTemplate, unprunedTables } from '../helpers/partitioned-db.js';
 
 let env: TestEnv;
@@ -35,15 +35,13 @@ describe.skipIf(ON_CITUS)('a payment on partitioned tenant tables (issue 29, 29a
     const workers = env.startWorkers();
     try {
       const p = await env.platform();
-      const c = await anApprovedCustomer(env, p, ['USD']);
-      const dest = await anActiveExternalAccount(p, usdBankAccount(), c.customerId);
-      await fund(p, c.accounts.USD!, 1_000_000);
+      const { usd, dest } = await aFundedUsdPayer(env, p);
       const capture = capturePlans(env.deps.prisma);
       try {
         const res = await p.request({
           method: 'POST',
           url: '/quotes',
-          payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD! }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 2_000, immediatelyExecute: true },
+          payload: { source: { sourceType: 'ACCOUNT', accountId: usd }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 2_000, immediatelyExecute: true },
         });
         expect(res.statusCode, res.body).toBe(201);
         const id = res.json().transactionId as string;

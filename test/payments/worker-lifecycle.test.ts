@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { createTestEnv, type TestEnv } from '../helpers/app.js';
-import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
+import { createTestEnv, eventually, type TestEnv } from '../helpers/app.js';
+import { aFundedUsdPayer, balances, expectLedgerConsistent } from '../helpers/builders.js';
 import { onStatement } from '../../src/platform/db.js';
 
 /**
@@ -25,17 +25,13 @@ afterAll(async () => {
 /** Whether a statement's values name `key` (directly or inside an array parameter). */
 const names = (values: unknown[], key: string): boolean => values.some((v) => (Array.isArray(v) ? names(v, key) : typeof v === 'string' && v.includes(key)));
 
-/** Waits (bounded) until the payment is COMPLETED with no check left, reading on a connection of its own. */
+/** Waits (bounded) until the payment is COMPLETED with no check left, reading on a connection of its own (not counted). */
 async function settled(id: string): Promise<void> {
   const db = new pg.Client({ connectionString: env.databaseUrl });
   await db.connect();
   try {
-    for (let i = 0; i < 1200; i++) {
-      const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM transactions WHERE id = $1 AND status = 'COMPLETED' AND reconcile_after IS NULL`, [id]);
-      if (rows[0]!.n === 1) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`${id} did not settle`);
+    const done = async () => (await db.query(`SELECT 1 FROM transactions WHERE id = $1 AND status = 'COMPLETED' AND reconcile_after IS NULL`, [id])).rowCount === 1;
+    await eventually(done, 60_000, 50);
   } finally {
     await db.end();
   }
@@ -44,19 +40,18 @@ async function settled(id: string): Promise<void> {
 describe('the payments worker, one payment on a delayed rail (issue 24h)', () => {
   it(`submits, polls and settles it in at most ${BUDGET} statements naming it, once`, async () => {
     const workers = env.startWorkers();
-    let p, c, dest;
+    let p, payer;
     try {
       p = await env.platform();
-      c = await anApprovedCustomer(env, p, ['USD']);
-      dest = await anActiveExternalAccount(p, usdBankAccount(), c.customerId);
-      await fund(p, c.accounts.USD!, 1_000_000);
+      payer = await aFundedUsdPayer(env, p);
     } finally {
       await workers.close();
     }
+    const { usd, dest } = payer;
     const res = await p.request({
       method: 'POST',
       url: '/quotes',
-      payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD! }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000, immediatelyExecute: true },
+      payload: { source: { sourceType: 'ACCOUNT', accountId: usd }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 5_000, immediatelyExecute: true },
     });
     expect(res.statusCode, res.body).toBe(201);
     const id = res.json().transactionId as string;
@@ -76,7 +71,7 @@ describe('the payments worker, one payment on a delayed rail (issue 24h)', () =>
     const t = await env.deps.prisma.transaction.findFirstOrThrow({ where: { id } });
     expect(t).toMatchObject({ status: 'COMPLETED', reconcileAfter: null });
     expect(t.railReference).not.toBeNull();
-    const b = await balances(env, c.accounts.USD!);
+    const b = await balances(env, usd);
     expect(b.held).toBe(0n);
     expect(await env.deps.prisma.sandboxBankPayout.count({ where: { idempotencyKey: id } })).toBe(1);
     await expectLedgerConsistent(env, p.platformId);

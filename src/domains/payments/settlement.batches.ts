@@ -11,7 +11,7 @@ import { railFor } from '../../adapters/rails/registry.js';
 import { getPayoutDestinations } from '../external-accounts/index.js';
 import type { PayoutRequest, PayoutResult, RailAdapter } from '../../adapters/rails/port.js';
 import { claimSubmissions, recordSubmissions, settlePayments, type RailSubmission } from './money-path.repo.js';
-import { applyPayoutResult, completedAtOnce, loadTransaction, payoutRequest, pollCheck, pollPayment, RAIL_PAYOUT_UNKNOWN, recordSubmission, settlePostingsOf, submitPayment, type StepOutcome } from './settlement.service.js';
+import { applyPayoutResult, completedAtOnce, loadTransaction, payoutRequest, pollCheck, pollDelay, pollPayment, RAIL_PAYOUT_UNKNOWN, recordSubmission, settlePostingsOf, submitPayment, type StepOutcome } from './settlement.service.js';
 
 /**
  * submitPayment for many payments at once (issue 12: the payments worker's batches when its queue has a
@@ -120,7 +120,7 @@ async function recordPending(deps: AppDeps, batch: Batch): Promise<void> {
   const minPollMs = deps.config.PAYMENT_POLL_MIN_MS;
   await Promise.all(
     [...groupBy(batch.pending, (p) => p.ctx)].map(async ([ctx, list]) => {
-      const afterMs = (p: Pending) => Math.max(p.result.pollAfterMs ?? minPollMs, minPollMs);
+      const afterMs = (p: Pending) => pollDelay(p.result, minPollMs);
       const records = list.map((p) => ({ transactionId: p.t.id, reference: p.result.reference, submittedAt: new Date(p.at), reconcileAfter: new Date(pollCheck(deps.config, afterMs(p), p.at).token) }));
       const recorded = await recordSubmissions(poolOf(deps.prisma), ctx.platformId, records).catch((err: unknown) => {
         deps.logger.warn({ err, count: list.length }, 'batched submission record failed; recording one by one');
@@ -201,12 +201,12 @@ export async function pollPayments(deps: AppDeps, items: ReadonlyArray<{ platfor
       }
       const at = deps.clock.now().getTime();
       if (result.status === 'PENDING') {
-        batch.outcomes.set(t.id, Promise.resolve({ next: 'POLL', afterMs: Math.max(result.pollAfterMs ?? minPollMs, minPollMs), at }));
+        batch.outcomes.set(t.id, Promise.resolve({ next: 'POLL', afterMs: pollDelay(result, minPollMs), at }));
         return;
       }
       const postings = await settlePostingsOf(ctx.db, t);
       if (result.pollAfterMs) {
-        batch.completed.push({ ctx, t, postings, outcome: { next: 'POLL', afterMs: Math.max(result.pollAfterMs, minPollMs), at } });
+        batch.completed.push({ ctx, t, postings, outcome: { next: 'POLL', afterMs: pollDelay(result, minPollMs), at } });
         return;
       }
       // Settled for good (no bank return to watch for): the settlement's statement also ends the check

@@ -58,6 +58,9 @@ export { load as loadTransaction };
  */
 export type StepOutcome = { next: 'DONE'; recorded?: true } | { next: 'POLL'; afterMs: number; at?: number; recorded?: true } | { next: 'REFUND' } | { next: 'SKIP' };
 
+/** How long after its answer a polling rail is next asked: the answer's pollAfterMs, never sooner than PAYMENT_POLL_MIN_MS. */
+export const pollDelay = (answer: Pick<PayoutResult, 'pollAfterMs'>, minPollMs: number): number => Math.max(answer.pollAfterMs ?? minPollMs, minPollMs);
+
 /**
  * When a polling rail should next be asked (issue 24h): `afterMs` (bounded by PAYMENT_POLL_MIN/MAX_MS) after its
  * answer came (`answeredAt`, epoch ms) — the rail's due time, not that long after the step that got the
@@ -95,20 +98,20 @@ export async function applyPayoutResult(ctx: Ctx, t: Transaction, r: PayoutResul
   if (t.status === 'PROCESSING') {
     if (r.status === 'COMPLETED') {
       await complete(ctx, t);
-      return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };
+      return r.pollAfterMs ? { next: 'POLL', afterMs: pollDelay(r, minPollMs) } : { next: 'DONE' };
     }
     if (r.status === 'FAILED' || r.status === 'RETURNED') {
       await fail(ctx, t, 'fail', r.failureReason ?? 'QUOTE_EXECUTION_FAILED');
       return { next: 'REFUND' };
     }
-    return { next: 'POLL', afterMs: Math.max(r.pollAfterMs ?? minPollMs, minPollMs) };
+    return { next: 'POLL', afterMs: pollDelay(r, minPollMs) };
   }
   if (t.status === 'COMPLETED') {
     if (r.status === 'RETURNED') {
       await fail(ctx, t, 'bankReturn', 'PAYOUT_RETURNED');
       return { next: 'REFUND' };
     }
-    if (r.status === 'COMPLETED') return r.pollAfterMs ? { next: 'POLL', afterMs: Math.max(r.pollAfterMs, minPollMs) } : { next: 'DONE' };
+    if (r.status === 'COMPLETED') return r.pollAfterMs ? { next: 'POLL', afterMs: pollDelay(r, minPollMs) } : { next: 'DONE' };
     // A stale answer (the submit's PENDING, applied after a pushed COMPLETED): changes nothing, schedules nothing.
     return { next: 'SKIP' };
   }
@@ -171,7 +174,7 @@ export async function submitPayment(deps: AppDeps, platformId: string, transacti
 export function completedAtOnce(deps: AppDeps, ctx: Ctx, t: Transaction, result: PayoutResult): { submission: RailSubmission; outcome: StepOutcome } {
   const sub = submission(deps, ctx, t, result.reference);
   if (!result.pollAfterMs) return { submission: { ...sub, reconcileAfter: null }, outcome: { next: 'SKIP' } };
-  return { submission: sub, outcome: { next: 'POLL', afterMs: Math.max(result.pollAfterMs, deps.config.PAYMENT_POLL_MIN_MS) } };
+  return { submission: sub, outcome: { next: 'POLL', afterMs: pollDelay(result, deps.config.PAYMENT_POLL_MIN_MS) } };
 }
 
 /**
