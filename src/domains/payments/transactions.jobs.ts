@@ -357,12 +357,16 @@ function reviveStale(deps: AppDeps, kind: 'submit' | 'refund', where: Prisma.Sql
 export async function reconcilePayments(deps: AppDeps): Promise<number> {
   const now = deps.clock.now();
   const due = await claimDuePayments(deps, now);
-  const q = queueOf(deps, PAYMENTS_QUEUE);
-  for (const t of due) {
-    const job: PaymentJob = { platformId: t.platformId, transactionId: t.id, token: t.token.getTime() };
-    await q.add('reconcile', job, { jobId: checkJobId('reconcile', t.id, t.token), ...JOB_RETRY });
-  }
-  if (due.length) deps.logger.info({ count: due.length }, 'reconciling payments');
+  if (due.length === 0) return 0;
+  // One call to Redis for the lot (issue 24n), not a round trip per payment: after a Redis loss a sweep claims a full batch.
+  await queueOf(deps, PAYMENTS_QUEUE).addBulk(
+    due.map((t) => ({
+      name: 'reconcile',
+      data: { platformId: t.platformId, transactionId: t.id, token: t.token.getTime() } satisfies PaymentJob,
+      opts: { jobId: checkJobId('reconcile', t.id, t.token), ...JOB_RETRY },
+    })),
+  );
+  deps.logger.info({ count: due.length }, 'reconciling payments');
   return due.length;
 }
 
