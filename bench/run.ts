@@ -861,14 +861,16 @@ async function redisCounters(redis: Redis): Promise<RedisCounters> {
   const calls = new Map<string, number>();
   for (const m of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
   const pid = /^process_id:(\d+)/m.exec(server)?.[1];
-  return { cpuMs: pid ? cpuMs(Number(pid)) : undefined, calls };
+  // A server on another host or in another pid namespace: that pid here is some other process (or none).
+  const local = pid !== undefined && existsSync(`/proc/${pid}/comm`) && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'redis-server';
+  return { cpuMs: local ? cpuMs(Number(pid)) : undefined, calls };
 }
 
 function redisNote(a: RedisCounters, b: RedisCounters, n: number): string {
   const delta = [...b.calls].map(([cmd, calls]) => [cmd, calls - (a.calls.get(cmd) ?? 0)] as const).filter(([, d]) => d > 0).sort((x, y) => y[1] - x[1]);
   const total = delta.reduce((s, [, d]) => s + d, 0);
   const cpu = a.cpuMs === undefined || b.cpuMs === undefined ? 'n/a' : ((b.cpuMs - a.cpuMs) / n).toFixed(3);
-  return `Redis per request (this server only): CPU ${cpu} ms, commands ${(total / n).toFixed(2)} (${delta.slice(0, 20).map(([cmd, d]) => `${cmd} ${(d / n).toFixed(2)}`).join(', ')})`;
+  return `Redis per request (this server only): CPU ${cpu} ms, commands ${(total / n).toFixed(2)} (${delta.slice(0, 10).map(([cmd, d]) => `${cmd} ${(d / n).toFixed(2)}`).join(', ')})`;
 }
 
 type PgCounters = { cpuMs?: number; sessions: number; walBytes: number; statements?: number; execMs?: number; txInserts: number; txUpdates: number; txHotUpdates: number; txIndexes: number };
