@@ -342,6 +342,7 @@ interface World {
   api: ApiProcess;
   worker: ServiceProcess;
   queue: Queue;
+  redis: Redis;
 }
 
 async function seed(databaseUrl: string): Promise<{ platformId: string; auth: string; senders: string[]; hot: string; platformUsd: string }> {
@@ -580,10 +581,15 @@ async function payScenario(w: World, name: string, sources: string[], keyed: boo
   const before = { total: (await sums(w.db, sources)).total, ids: await transactionIds(w) };
   log(`${name} for ${DURATION_S}s`);
   const pgBefore = await pgCounters(w.db);
+  const lifeBefore = { worker: cpuMs(w.worker.child.pid), redis: await redisCounters(w.redis) };
   const { value: r, samples } = await sampled(w, withCpu(w, () => load(job(DURATION_S))));
   const money = await moneyCheck(w, sources, before, r);
-  // Postgres's work for the payments' whole life: from the load's start until every one of them settled.
-  if (money.written > 0) r.cpuNote = `${r.cpuNote ?? ''}; until quiet, per payment: ${pgNote(pgBefore, await pgCounters(w.db), money.written)}`;
+  // Postgres's, the worker's and Redis's work for the payments' whole life: from the load's start until every one of them settled.
+  if (money.written > 0) {
+    const lifeAfter = { worker: cpuMs(w.worker.child.pid), redis: await redisCounters(w.redis) };
+    const worker = lifeBefore.worker === undefined || lifeAfter.worker === undefined ? 'n/a' : ((lifeAfter.worker - lifeBefore.worker) / money.written).toFixed(3);
+    r.cpuNote = `${r.cpuNote ?? ''}; until quiet, per payment: worker CPU ${worker} ms, ${redisNote(lifeBefore.redis, lifeAfter.redis, money.written)}, ${pgNote(pgBefore, await pgCounters(w.db), money.written)}`;
+  }
   const lag = await settlementLag(w, r.transactionIds ?? []);
   return { r, money, backlog: backlogVerdict(samples, lag.railDelayMs), lag };
 }
@@ -657,7 +663,7 @@ async function service(dbs: Scratch, c: Awaited<ReturnType<typeof ceilings>>): P
     [api, worker] = await Promise.all([startBuiltApi({ ...env, ...profile, LOG_LEVEL: API_LOG_LEVEL }), startBuiltWorker({ ...env, ...profile, LOG_LEVEL: 'info' })]);
     rows.push({ group: 'start-up', scenario: 'API: spawn → /readyz 200', p50: api.readyMs, target: 'a few seconds' });
     rows.push({ group: 'start-up', scenario: 'worker: spawn → "worker ready"', p50: worker.readyMs, target: 'a few seconds' });
-    const w: World = { db, api, worker, queue, ...seeded, destinations: [] };
+    const w: World = { db, api, worker, queue, redis, ...seeded, destinations: [] };
 
     log(`funding ${SENDERS + 1} balances and registering ${DESTINATIONS} payees`);
     w.destinations = await registerPayees(w);
@@ -844,6 +850,29 @@ async function serverCpuMs(db: pg.Pool): Promise<number | undefined> {
   }
 }
 
+type RedisCounters = { cpuMs?: number; calls: Map<string, number> };
+
+/**
+ * Redis's work so far (issue 24n): the commands it ran, by name (INFO commandstats: every client of that
+ * server, so on a shared Redis others' too), and the CPU of its server process when it runs on this machine.
+ */
+async function redisCounters(redis: Redis): Promise<RedisCounters> {
+  const [server, stats] = await Promise.all([redis.info('server'), redis.info('commandstats')]);
+  const calls = new Map<string, number>();
+  for (const m of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(m[1]!, Number(m[2]));
+  const pid = /^process_id:(\d+)/m.exec(server)?.[1];
+  // A server on another host or in another pid namespace: that pid here is some other process (or none).
+  const local = pid !== undefined && existsSync(`/proc/${pid}/comm`) && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'redis-server';
+  return { cpuMs: local ? cpuMs(Number(pid)) : undefined, calls };
+}
+
+function redisNote(a: RedisCounters, b: RedisCounters, n: number): string {
+  const delta = [...b.calls].map(([cmd, calls]) => [cmd, calls - (a.calls.get(cmd) ?? 0)] as const).filter(([, d]) => d > 0).sort((x, y) => y[1] - x[1]);
+  const total = delta.reduce((s, [, d]) => s + d, 0);
+  const cpu = a.cpuMs === undefined || b.cpuMs === undefined ? 'n/a' : ((b.cpuMs - a.cpuMs) / n).toFixed(3);
+  return `Redis per request (this server only): CPU ${cpu} ms, commands ${(total / n).toFixed(2)} (${delta.slice(0, 10).map(([cmd, d]) => `${cmd} ${(d / n).toFixed(2)}`).join(', ')})`;
+}
+
 type PgCounters = { cpuMs?: number; sessions: number; walBytes: number; statements?: number; execMs?: number; txInserts: number; txUpdates: number; txHotUpdates: number; txIndexes: number };
 
 /**
@@ -882,18 +911,20 @@ function pgNote(a: PgCounters, b: PgCounters, n: number): string {
  * Runs `fn` and reports the CPU ms per request the API, the worker, Postgres, Redis and the machine as a
  * whole (which includes the load generator) spent meanwhile: where a request's cost lies.
  */
-async function withCpu<T extends { requests: number }>(w: Pick<World, 'api' | 'worker' | 'db'>, fn: () => Promise<T>): Promise<T & { cpuNote?: string }> {
+async function withCpu<T extends { requests: number }>(w: Pick<World, 'api' | 'worker' | 'db' | 'redis'>, fn: () => Promise<T>): Promise<T & { cpuNote?: string }> {
   const at = () => ({ api: cpuMs(w.api.child.pid), worker: cpuMs(w.worker.child.pid), pg: cpuMsOf('postgres'), redis: cpuMsOf('redis-server'), all: machineBusyMs() });
   const pgA = await pgCounters(w.db);
+  const redisA = await redisCounters(w.redis);
   const a = at();
   const r = await fn();
   const b = at();
   const pgB = await pgCounters(w.db);
+  const redisB = await redisCounters(w.redis);
   if (a.api === undefined || b.api === undefined || a.worker === undefined || b.worker === undefined || r.requests === 0) return r;
   const per = (x: number, y: number) => ((y - x) / r.requests).toFixed(3);
   return {
     ...r,
-    cpuNote: `CPU per request: API ${per(a.api, b.api)} ms, worker ${per(a.worker, b.worker)} ms, Postgres ${per(a.pg, b.pg)} ms, Redis ${per(a.redis, b.redis)} ms, machine ${per(a.all, b.all)} ms; during the load: ${pgNote(pgA, pgB, r.requests)}`,
+    cpuNote: `CPU per request: API ${per(a.api, b.api)} ms, worker ${per(a.worker, b.worker)} ms, Postgres ${per(a.pg, b.pg)} ms, Redis ${per(a.redis, b.redis)} ms, machine ${per(a.all, b.all)} ms; during the load: ${redisNote(redisA, redisB, r.requests)}, ${pgNote(pgA, pgB, r.requests)}`,
   };
 }
 

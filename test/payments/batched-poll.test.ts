@@ -144,4 +144,35 @@ describe('batched polls (issue 24)', () => {
     expect(before.held).toBeGreaterThan(0n);
     await expectLedgerConsistent(env, s.p.platformId);
   }, 180_000);
+
+  it('queues the polls of a submission batch as one job holding each payment\'s token, due when the last is, and settles each once (issue 24n)', async () => {
+    const s = await sender();
+    const items = [await started(s, 5_000), await started(s, 5_100), await started(s, 5_200)];
+    const ids = items.map((i) => i.transactionId);
+    const queue = queueOf(env.deps, PAYMENTS_QUEUE);
+    // The requests' own submit jobs are dropped; the three are queued again in one turn: one `submits` job, one worker batch.
+    await queue.drain();
+    await Promise.all(items.map((i) => enqueueSubmit(env.deps, i)));
+    const ours = (j: Job) => j.name === 'polls' && (j.data as unknown as { items: Array<{ transactionId: string }> }).items.some((i) => ids.includes(i.transactionId));
+    const workers = env.startWorkers();
+    try {
+      const polls = await eventually(async () => (await queue.getJobs(['delayed', 'wait'])).find(ours), 30_000);
+      const rows = await env.deps.prisma.transaction.findMany({ where: { id: { in: ids } }, select: { id: true, reconcileAfter: true } });
+      const tokens = new Map(rows.map((r) => [r.id, r.reconcileAfter!.getTime()]));
+      const held = (polls.data as unknown as { items: Array<{ transactionId: string; token: number }> }).items;
+      expect(held.map((i) => i.transactionId).sort()).toEqual([...ids].sort());
+      for (const i of held) expect(i.token).toBe(tokens.get(i.transactionId));
+      // Due when the last of them is: none asked before the rail's time (the delay counts on the service's clock, which an earlier test moved on).
+      expect(polls.delay).toBeGreaterThanOrEqual(Math.max(...tokens.values()) - env.deps.config.PAYMENT_RECONCILE_GRACE_MS - env.clock.now().getTime());
+      expect((await queue.getJobs(['delayed', 'wait'])).filter((j) => j.name === 'poll' && ids.includes(j.data.transactionId))).toEqual([]);
+      // The rail's delay passed: the job runs now and settles every payment once.
+      env.clock.advance(60_000);
+      await polls.promote();
+      await eventually(async () => (await Promise.all(ids.map((id) => status(s, id)))).every((x) => x === 'COMPLETED'), 30_000);
+    } finally {
+      await workers.close();
+    }
+    expect(await env.deps.prisma.statusChange.count({ where: { platformId: s.p.platformId, machine: 'transaction', resourceId: { in: ids }, toStatus: 'COMPLETED' } })).toBe(ids.length);
+    await expectLedgerConsistent(env, s.p.platformId);
+  }, 180_000);
 });

@@ -214,4 +214,16 @@ describe('batched payout submission', () => {
     expect(await env.deps.prisma.sandboxBankPayout.count({ where: { idempotencyKey: { in: ids } } })).toBe(ids.length);
     await expectLedgerConsistent(env, a.p.platformId);
   });
+  it('queues the submissions of one turn as one job also when each request runs with a ctx of its own (an Idempotency-Key\'s, issue 24n)', async () => {
+    const a = await sender();
+    const ids = await Promise.all(Array.from({ length: 5 }, (_, i) => pay(a, 4_000 + i)));
+    const queue = queueOf(env.deps, PAYMENTS_QUEUE);
+    await queue.drain();
+    // idempotency.ts gives a keyed request `{ ...req.ctx, idempotency }`: one object per request.
+    await Promise.all(ids.map((transactionId) => enqueueSubmit({ ...ctxFor(env.deps, a.p.platformId) }, { platformId: a.p.platformId, transactionId })));
+    const jobs = await queue.getJobs(['wait', 'prioritized']);
+    expect(jobs.map((j) => j.name)).toEqual(['submits']);
+    expect((jobs[0]!.data as unknown as { items: Array<{ transactionId: string }> }).items.map((i) => i.transactionId)).toEqual(ids);
+    await queue.drain();
+  });
 });

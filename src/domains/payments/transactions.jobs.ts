@@ -1,4 +1,4 @@
-import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Worker, type ConnectionOptions, type Job, type Queue } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { queueOf, queuePrefix } from '../../platform/queue.js';
@@ -57,34 +57,43 @@ const checkJobId = (kind: 'poll' | 'reconcile', transactionId: string, token: Da
  * Postgres holds the record: a job lost with Redis's data is found again by the sweeper.
  */
 export async function enqueueSubmit(deps: AppDeps, data: PaymentJob): Promise<void> {
-  await submitQueuer(deps).load({ platformId: data.platformId, transactionId: data.transactionId });
+  await submitQueuer(queueOf(deps, PAYMENTS_QUEUE)).load({ platformId: data.platformId, transactionId: data.transactionId });
 }
 
-const submitQueuers = new WeakMap<AppDeps, Coalescer<PaymentJob, void>>();
+/**
+ * One coalescer per queue, not per `deps`: a request with an Idempotency-Key runs with a ctx of its own
+ * (idempotency.ts), and a coalescer per ctx gathered nothing — every keyed payment was a `submit` job of
+ * its own (issue 24n: two jobs per keyed payment against one and a few hundredths unkeyed).
+ */
+const submitQueuers = new WeakMap<Queue, Coalescer<PaymentJob, void>>();
 
-function submitQueuer(deps: AppDeps): Coalescer<PaymentJob, void> {
-  let queuer = submitQueuers.get(deps);
+function submitQueuer(queue: Queue): Coalescer<PaymentJob, void> {
+  let queuer = submitQueuers.get(queue);
   if (!queuer) {
     queuer = coalescer<PaymentJob, void>({
       flush: 'turn',
       maxBatch: SUBMITS_PER_JOB,
       run: async (items) => {
-        const queue = queueOf(deps, PAYMENTS_QUEUE);
         if (items.length === 1) await queue.add('submit', items[0]!, { jobId: submitJobId(items[0]!.transactionId), ...JOB_RETRY });
-        // A fresh id: an id derived from its payments could match an earlier job's, which BullMQ would take for this one and drop.
-        else await queue.add('submits', { items: [...items] } satisfies SubmitsJob, { jobId: jobIdOf('submits', randomUUID()), ...JOB_RETRY });
+        else await queue.add('submits', { items: [...items] } satisfies BatchJob, { jobId: batchJobId('submits'), ...JOB_RETRY });
         return items.map(() => undefined);
       },
     });
-    submitQueuers.set(deps, queuer);
+    submitQueuers.set(queue, queuer);
   }
   return queuer;
 }
 
-/** A `submits` job: several payments' submissions queued at once (enqueueSubmit). */
-interface SubmitsJob {
+/**
+ * A `submits` or `polls` job: several payments' submissions (enqueueSubmit) or polls (queuePolls) queued
+ * as one job, each item handled as its own `submit` or `poll` job would be.
+ */
+interface BatchJob {
   items: PaymentJob[];
 }
+
+/** A fresh id: an id derived from its payments could match an earlier job's, which BullMQ would take for this one and drop. */
+const batchJobId = (name: 'submits' | 'polls') => jobIdOf(name, randomUUID());
 
 /** At most this many submissions per `submits` job. */
 const SUBMITS_PER_JOB = 64;
@@ -150,16 +159,26 @@ async function scheduleMany(deps: AppDeps, steps: readonly Scheduled[]): Promise
   await queuePolls(deps, [...recorded, ...moved], now);
 }
 
-/** The polls of `checks` queued in one call to Redis, each at its due time (none past: at once), its job holding its token. */
+/**
+ * The polls of `checks` (one batch's steps) queued in one call to Redis, each item holding its token. A lone
+ * poll is a `poll` job at its due time (none past: at once). Several are ONE `polls` job (issue 24n), due when
+ * the last of them is (their rail answers came within the batch's few milliseconds; none is asked early,
+ * which would only be answered PENDING and asked again): one job for Redis to add, delay, hand over and
+ * finish, and for the worker to take, instead of one per payment. The job is only the fast path: each
+ * payment's schedule token in Postgres is what reconciliation revives a lost one from.
+ */
 async function queuePolls(deps: AppDeps, checks: ReadonlyArray<{ s: Scheduled; to: Date; dueAt: number }>, now: Date): Promise<void> {
   if (checks.length === 0) return;
-  await queueOf(deps, PAYMENTS_QUEUE).addBulk(
-    checks.map((m) => ({
-      name: 'poll',
-      data: { platformId: m.s.data.platformId, transactionId: m.s.data.transactionId, token: m.to.getTime() } satisfies PaymentJob,
-      opts: { jobId: checkJobId('poll', m.s.data.transactionId, m.to), delay: Math.max(0, m.dueAt - now.getTime()), ...JOB_RETRY },
-    })),
-  );
+  const queue = queueOf(deps, PAYMENTS_QUEUE);
+  const item = (m: (typeof checks)[number]): PaymentJob => ({ platformId: m.s.data.platformId, transactionId: m.s.data.transactionId, token: m.to.getTime() });
+  const delayOf = (dueAt: number) => Math.max(0, dueAt - now.getTime());
+  if (checks.length === 1) {
+    const m = checks[0]!;
+    await queue.add('poll', item(m), { jobId: checkJobId('poll', m.s.data.transactionId, m.to), delay: delayOf(m.dueAt), ...JOB_RETRY });
+    return;
+  }
+  const dueAt = Math.max(...checks.map((m) => m.dueAt));
+  await queue.add('polls', { items: checks.map(item) } satisfies BatchJob, { jobId: batchJobId('polls'), delay: delayOf(dueAt), ...JOB_RETRY });
 }
 
 /**
@@ -257,11 +276,12 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
   return new Worker<PaymentJob>(
     PAYMENTS_QUEUE,
     async (job: Job<PaymentJob>) => {
-      if (job.name === 'submits') return submitAll(deps, submits, (job.data as unknown as SubmitsJob).items);
+      if (job.name === 'submits') return allSteps(submits, (job.data as unknown as BatchJob).items);
+      if (job.name === 'polls') return allSteps(polls, (job.data as unknown as BatchJob).items);
       const data = job.data;
       if (job.name === 'refund') return refundPayment(deps, data.platformId, data.transactionId);
-      if (job.name === 'submit') return submitOne(submits, data);
-      if (job.name === 'poll' || job.name === 'reconcile') return (await polls.load({ platformId: data.platformId, transactionId: data.transactionId, token: data.token })).next;
+      if (job.name === 'submit') return stepOf(submits, data);
+      if (job.name === 'poll' || job.name === 'reconcile') return stepOf(polls, data);
       // A `report` job: the outcome an adapter pushed.
       const outcome = await applyPayoutReport(deps, data.platformId, data.transactionId, data.result!);
       await scheduleNext(deps, { platformId: data.platformId, transactionId: data.transactionId }, outcome, undefined);
@@ -272,20 +292,21 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
 }
 
 /**
- * A `submits` job: each payment submitted as its own `submit` job would be (through the same batches),
- * then scheduled. A payment whose step threw fails the job once the others are done: the retry finds
- * their work done (every step is idempotent) and repeats only the failed one's.
+ * A `submits` or `polls` job: each payment's step taken as its own `submit` or `poll` job's would be
+ * (through the same batches), then scheduled. A payment whose step threw fails the job once the others
+ * are done: the retry finds their work done (every step is idempotent; a poll whose token has moved
+ * schedules nothing) and repeats only the failed one's.
  */
-async function submitAll(deps: AppDeps, submits: Coalescer<PaymentJob, StepOutcome>, items: PaymentJob[]): Promise<string[]> {
-  const outcomes = await Promise.allSettled(items.map((item) => submitOne(submits, item)));
+async function allSteps(steps: Coalescer<PaymentJob, StepOutcome>, items: PaymentJob[]): Promise<string[]> {
+  const outcomes = await Promise.allSettled(items.map((item) => stepOf(steps, item)));
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (failed) throw failed.reason;
   return outcomes.map((o) => (o as PromiseFulfilledResult<string>).value);
 }
 
-/** One payment's submission, through the worker's batches (which schedule its next check). */
-async function submitOne(submits: Coalescer<PaymentJob, StepOutcome>, item: PaymentJob): Promise<StepOutcome['next']> {
-  return (await submits.load({ platformId: item.platformId, transactionId: item.transactionId })).next;
+/** One payment's step (a submission; a poll or reconciliation under its job's token), through the worker's batches (which schedule its next check). */
+async function stepOf(steps: Coalescer<PaymentJob, StepOutcome>, item: PaymentJob): Promise<StepOutcome['next']> {
+  return (await steps.load({ platformId: item.platformId, transactionId: item.transactionId, token: item.token })).next;
 }
 
 /** Bounded sweep (QUOTE_EXPIRY_SWEEP_INTERVAL_MS): expires quotes past `expiresAt`. */
@@ -336,12 +357,16 @@ function reviveStale(deps: AppDeps, kind: 'submit' | 'refund', where: Prisma.Sql
 export async function reconcilePayments(deps: AppDeps): Promise<number> {
   const now = deps.clock.now();
   const due = await claimDuePayments(deps, now);
-  const q = queueOf(deps, PAYMENTS_QUEUE);
-  for (const t of due) {
-    const job: PaymentJob = { platformId: t.platformId, transactionId: t.id, token: t.token.getTime() };
-    await q.add('reconcile', job, { jobId: checkJobId('reconcile', t.id, t.token), ...JOB_RETRY });
-  }
-  if (due.length) deps.logger.info({ count: due.length }, 'reconciling payments');
+  if (due.length === 0) return 0;
+  // One call to Redis for the lot (issue 24n), not a round trip per payment: after a Redis loss a sweep claims a full batch.
+  await queueOf(deps, PAYMENTS_QUEUE).addBulk(
+    due.map((t) => ({
+      name: 'reconcile',
+      data: { platformId: t.platformId, transactionId: t.id, token: t.token.getTime() } satisfies PaymentJob,
+      opts: { jobId: checkJobId('reconcile', t.id, t.token), ...JOB_RETRY },
+    })),
+  );
+  deps.logger.info({ count: due.length }, 'reconciling payments');
   return due.length;
 }
 
