@@ -12,7 +12,7 @@ import { ConflictError, invariant } from './errors.js';
 import type { IdempotencyClaim } from './idempotency.js';
 import { newUuid } from './ids.js';
 import { sqlIdentifier } from './sql/identifiers.js';
-import { checkedAfterKeyLookupSql } from './sql/planner.js';
+import { checkedAfterKeyLookupSql, plannedForAnyValueSql } from './sql/planner.js';
 import { jsonText, recordEvents, type OutboxEvent } from './outbox.js';
 
 // ------------------------------------------------------------------------------------ lifecycles as data
@@ -431,7 +431,7 @@ export function transitionManyCtes<T extends StatusTable, S extends string, E ex
   // reads in the order the moves were written (ids made in SQL would order one statement's rows at random).
   const historyIds = ids.map(() => newUuid());
   const historyId = Prisma.sql`(${historyIds}::uuid[])[array_position(${[...ids]}::text[], ${ident(opts.name)}."id")]`;
-  addCtes(s, moveCtes(scope, binding, event, Prisma.sql`"id" = ANY(${[...ids]}::text[])`, historyId, { ...opts, byKey: true }, opts.name));
+  addCtes(s, moveCtes(scope, binding, event, Prisma.sql`"id" = ANY(${plannedForAnyValueSql([...ids], 'text[]')})`, historyId, { ...opts, byKey: true }, opts.name));
 }
 
 /** Prisma.Sql keeps its text and values apart: the values become the chain's own parameters. */
