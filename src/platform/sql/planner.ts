@@ -22,15 +22,18 @@ export function checkedAfterKeyLookupSql(conditions: Prisma.Sql): Prisma.Sql {
 
 /**
  * A bind parameter (`$n`, or a value of a Prisma.Sql fragment) the planner plans without looking at its value:
- * `(SELECT $n::type)::type`, an InitPlan the plan reads when it runs (an index condition `id = ANY(…)` on it is
- * still an index condition). Postgres plans a named prepared statement for each call's values on its first five
- * calls, then keeps its cached generic plan only while that costs less than the average plan made for the values
- * plus a planning charge (plancache.c, choose_custom_plan); an array's length, seen in a plan for the values, made
- * a small batch's plan look cheaper than the generic one (which counts 10 elements), so the money path's batched
- * statements were planned again on most calls. A value the planner cannot see costs the same in both plans: after
- * five calls, one generic plan per connection, never re-planned (test/platform/generic-plans.test.ts;
- * docs/decisions.md, 24k). No session setting is involved, so it holds behind PgBouncer in transaction mode; the
- * plan is the one `plan_cache_mode = force_generic_plan` would choose. `type` is a type name (`text[]`).
+ * `(SELECT $n::type)::type`, an InitPlan the plan reads when it runs (an index condition `id = ANY(…)` on it stays
+ * an index condition). Postgres plans a named prepared statement for each call's values on its first five calls,
+ * then keeps its cached generic plan only while that costs less than the average plan made for the values plus a
+ * planning charge (plancache.c, choose_custom_plan). A value it sees moves the estimate: a key array's length (the
+ * generic plan counts 10 keys, so a batch of one to eight looked cheaper planned afresh), a status's share of the
+ * table (even through checkedAfterKeyLookup's `IS TRUE`, whose selectivity is its condition's). Hidden, both plans
+ * cost the same and the connection keeps the generic one from the sixth call on, planning again only when a table
+ * the statement reads is vacuumed or analyzed (test/platform/generic-plans.test.ts; docs/decisions.md, 24k). No
+ * session setting is involved, so it holds behind PgBouncer in transaction mode. For values that only feed a key
+ * lookup or filter the rows it found — never the platform, on which partitions and shards are pruned at planning.
+ * (svc_keys, migration 20261127000000, meant the same and did not: a STABLE function is evaluated for estimates.)
+ * `type` is a type name (`text[]`).
  */
 export function plannedForAnyValue(param: string, type: string): string {
   const t = sqlType(type);
