@@ -873,13 +873,14 @@ function redisNote(a: RedisCounters, b: RedisCounters, n: number): string {
   return `Redis per request (this server only): CPU ${cpu} ms, commands ${(total / n).toFixed(2)} (${delta.slice(0, 10).map(([cmd, d]) => `${cmd} ${(d / n).toFixed(2)}`).join(', ')})`;
 }
 
-type PgCounters = { cpuMs?: number; sessions: number; walBytes: number; statements?: number; execMs?: number; txInserts: number; txUpdates: number; txHotUpdates: number; txIndexes: number };
+type PgCounters = { cpuMs?: number; sessions: number; walBytes: number; statements?: number; execMs?: number; plans?: number; planMs?: number; txInserts: number; txUpdates: number; txHotUpdates: number; txIndexes: number };
 
 /**
  * Postgres's work so far, for "per request" figures (issue 24i): the server's CPU, WAL bytes, and for
  * `transactions` rows inserted, updated and updated HOT (an update that is not HOT adds an entry to every index
  * whose predicate holds; a HOT one to none), and — when the server loads pg_stat_statements — the statements
- * run in this database and their execution time (the triggers' and foreign keys' own statements included).
+ * run in this database and their execution time (the triggers' and foreign keys' own statements included), and
+ * the plans Postgres made and their time (0 unless `pg_stat_statements.track_planning` is on; issue 24, 24k).
  */
 async function pgCounters(db: pg.Pool): Promise<PgCounters> {
   const [cpuMs, { rows: [c] }] = await Promise.all([
@@ -893,16 +894,16 @@ async function pgCounters(db: pg.Pool): Promise<PgCounters> {
   // The scratch database has no extension of its own; where the server preloads pg_stat_statements it can.
   await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
   const statements = await db
-    .query(`SELECT sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS ms FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`)
-    .then((r) => r.rows[0] as { calls: number; ms: number }, () => undefined);
-  return { cpuMs, sessions: c.sessions, walBytes: c.wal, statements: statements?.calls, execMs: statements?.ms, txInserts: c.ins, txUpdates: c.upd, txHotUpdates: c.hot, txIndexes: c.indexes };
+    .query(`SELECT sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS ms, sum(plans)::float8 AS plans, sum(total_plan_time)::float8 AS plan_ms FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`)
+    .then((r) => r.rows[0] as { calls: number; ms: number; plans: number; plan_ms: number }, () => undefined);
+  return { cpuMs, sessions: c.sessions, walBytes: c.wal, statements: statements?.calls, execMs: statements?.ms, plans: statements?.plans, planMs: statements?.plan_ms, txInserts: c.ins, txUpdates: c.upd, txHotUpdates: c.hot, txIndexes: c.indexes };
 }
 
 function pgNote(a: PgCounters, b: PgCounters, n: number): string {
   const per = (x: number | undefined, y: number | undefined, digits = 2) => (x === undefined || y === undefined ? 'n/a' : ((y - x) / n).toFixed(digits));
   return [
     `Postgres per request (this server only): CPU ${per(a.cpuMs, b.cpuMs, 3)} ms, WAL ${per(a.walBytes, b.walBytes, 0)} B, backends started ${b.sessions - a.sessions}`,
-    `statements ${per(a.statements, b.statements)} (exec ${per(a.execMs, b.execMs, 3)} ms)`,
+    `statements ${per(a.statements, b.statements)} (exec ${per(a.execMs, b.execMs, 3)} ms), plans ${per(a.plans, b.plans)} (planning ${per(a.planMs, b.planMs, 3)} ms)`,
     `transactions: ${per(a.txInserts, b.txInserts)} inserted, ${per(a.txUpdates, b.txUpdates)} updated of which ${per(a.txHotUpdates, b.txHotUpdates)} HOT (${a.txIndexes} indexes)`,
   ].join(', ');
 }

@@ -3,7 +3,7 @@ import { coalescer, type Coalescer } from './coalesce.js';
 import { query } from './db.js';
 import { camelCase } from './column-names.js';
 import { sqlIdentifier } from './sql/identifiers.js';
-import { keysPlannedAsOne } from './sql/planner.js';
+import { plannedForAnyValue } from './sql/planner.js';
 
 /**
  * Issue 12: rows of a raw statement on a hot path (`query` in db.ts) in the shape Prisma gives its
@@ -42,7 +42,7 @@ function rowReader(table: string): (pool: pg.Pool) => Coalescer<RowKey, Record<s
     // Found by primary key (platform_id, id) (issue 29): the platform is a plain leading condition the
     // key's first column serves, and a planner prunes partitions and shards on, in a plan for any values too
     // (29b: `= ANY($2)` of a generic plan touched every partition); keyedReads batches per platform.
-    const sql = `SELECT * FROM ${sqlIdentifier(table)} WHERE platform_id = $2 AND id = ANY(${keysPlannedAsOne('$1::text[]')})`;
+    const sql = `SELECT * FROM ${sqlIdentifier(table)} WHERE platform_id = $2 AND id = ANY(${plannedForAnyValue('$1', 'text[]')})`;
     reader = keyedReads<Record<string, unknown>, Record<string, unknown>>({
       read: async (pool, ids, platformId) => modelRows(await query(pool, sql, [ids, platformId])),
       keyOf: (row) => [row.platformId, row.id],
@@ -104,7 +104,7 @@ export function keyedReads<Row, R>(opts: {
 
 /** rowById for many ids at once: the rows found, in no particular order. */
 export async function rowsByIds<T>(pool: pg.Pool, table: string, platformId: string, ids: readonly string[]): Promise<T[]> {
-  return modelRows<T>(await query(pool, `SELECT * FROM ${sqlIdentifier(table)} WHERE id = ANY($1::text[]) AND platform_id = $2`, [ids, platformId]));
+  return modelRows<T>(await query(pool, `SELECT * FROM ${sqlIdentifier(table)} WHERE platform_id = $2 AND id = ANY(${plannedForAnyValue('$1', 'text[]')})`, [ids, platformId]));
 }
 
 const INT8 = 20;

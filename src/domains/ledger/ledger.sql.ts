@@ -2,7 +2,7 @@ import type { OneStatement } from '../../platform/one-statement.js';
 import { currencyOf } from '../../platform/currencies.js';
 import { invariant } from '../../platform/errors.js';
 import { newId, newUuid } from '../../platform/ids.js';
-import { checkedAfterKeyLookup } from '../../platform/sql/planner.js';
+import { checkedAfterKeyLookup, plannedForAnyValue } from '../../platform/sql/planner.js';
 import { snakeCase } from '../../platform/column-names.js';
 import { unbalancedCurrencies, type Posting } from './ledger.model.js';
 
@@ -68,7 +68,7 @@ export function journalsCtes(
         SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${at}::timestamptz
        FROM svc_balance_moves(${ids}::text[], ${column((d) => d.currency)}::text[], ${column((d) => d.available.toString())}::bigint[], ${column((d) => d.held.toString())}::bigint[],
                    ${column(() => newId('Webhook'))}::text[], ${column((d) => JSON.stringify(currencyOf(d.currency)))}::jsonb[]) AS d
-      WHERE a.platform_id = ${pid} AND a.id = ANY(${ids}::text[]) AND a.id = d.id
+      WHERE a.platform_id = ${pid} AND a.id = ANY(${plannedForAnyValue(ids, 'text[]')}) AND a.id = d.id
         AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}${after}
       RETURNING a.*, d.event_id, d.currency_json`,
   ).require(`${j.prefix}_bal`, deltas.length, 'INSUFFICIENT_FUNDS', posted);
@@ -90,7 +90,7 @@ function balanceEventsSql(bal: string, pid: string, ids: string, orderBy = ''): 
   return `INSERT INTO webhook_events (id, platform_id, type, data)
        SELECT b.event_id, x.platform_id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', ${balanceResourceSql('b')}
          FROM internal_accounts x JOIN ${bal} b ON b.id = x.id
-        WHERE x.platform_id = ${pid} AND x.id = ANY(${ids}::text[])${orderBy}`;
+        WHERE x.platform_id = ${pid} AND x.id = ANY(${plannedForAnyValue(ids, 'text[]')})${orderBy}`;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Ctx } from '../../deps.js';
 import type pg from 'pg';
 import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
-import { checkedAfterKeyLookup, keysPlannedAsOne } from '../../platform/sql/planner.js';
+import { checkedAfterKeyLookup, plannedForAnyValue } from '../../platform/sql/planner.js';
 import { OneStatement, OneStatementRefused, runIn, type RawRunner, type StatementPart } from '../../platform/one-statement.js';
 import { IllegalTransitionError, transitionCtes, transitionManyCtes, type SetColumns } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -497,14 +497,14 @@ function settleStatement(ctx: Ctx, list: Settlement[]): OneStatement {
  * before, and returns those rows — the claim submitPayment takes one payment at a time, for many
  * in one statement. A payment not returned is left to submitPayment's own path. Rows are found by key
  * only (checkedAfterKeyLookup, as transitionManyCtes does): never a scan of the unsubmitted ones; the
- * keys are planned as one row (keysPlannedAsOne). One platform per statement (issue 29, 29a), named with a
+ * keys planned for any value (plannedForAnyValue: one generic plan for every batch size). One platform per statement (issue 29, 29a), named with a
  * plain `platform_id = $2` a planner prunes partitions and shards on.
  */
 export async function claimSubmissions(pool: pg.Pool, platformId: string, transactionIds: readonly string[], now: Date): Promise<Transaction[]> {
   const r = await query(
     pool,
     `UPDATE transactions t SET submitted_at = $1
-      WHERE t.platform_id = $2 AND t.id = ANY(${keysPlannedAsOne('$3::text[]')})
+      WHERE t.platform_id = $2 AND t.id = ANY(${plannedForAnyValue('$3', 'text[]')})
         AND ${checkedAfterKeyLookup(`t.status = 'PROCESSING' AND t.destination_kind = 'EXTERNAL' AND t.rail_reference IS NULL AND t.submitted_at IS NULL`)}
       RETURNING t.*`,
     [now, platformId, [...transactionIds]],
@@ -522,7 +522,7 @@ export interface SubmissionRecord extends RailSubmission {
  * check schedule (`reconcile_after`) on each listed payment of ONE platform that has no reference yet (a report
  * pushed before the submission's answer may have stored it: kept), in one statement for the lot. Returns the
  * status of each payment recorded, by id; one not returned already had a reference. Rows are found by key only
- * (keysPlannedAsOne, checkedAfterKeyLookup), one platform named with a plain `platform_id = $1` (issue 29).
+ * (plannedForAnyValue, checkedAfterKeyLookup), one platform named with a plain `platform_id = $1` (issue 29).
  */
 export async function recordSubmissions(pool: pg.Pool, platformId: string, records: readonly SubmissionRecord[]): Promise<Map<string, string>> {
   if (records.length === 0) return new Map();
@@ -530,8 +530,8 @@ export async function recordSubmissions(pool: pg.Pool, platformId: string, recor
   const r = await query<{ id: string; status: string }>(
     pool,
     `UPDATE transactions t SET rail_reference = m.ref, submitted_at = m.submitted_at, reconcile_after = m.reconcile_after
-       FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[]) AS m(id, ref, submitted_at, reconcile_after)
-      WHERE t.platform_id = $1 AND t.id = ANY(${keysPlannedAsOne('$2::text[]')}) AND t.id = m.id AND ${checkedAfterKeyLookup('t.rail_reference IS NULL')}
+       FROM unnest(${plannedForAnyValue('$2', 'text[]')}, ${plannedForAnyValue('$3', 'text[]')}, ${plannedForAnyValue('$4', 'timestamptz[]')}, ${plannedForAnyValue('$5', 'timestamptz[]')}) AS m(id, ref, submitted_at, reconcile_after)
+      WHERE t.platform_id = $1 AND t.id = ANY(${plannedForAnyValue('$2', 'text[]')}) AND t.id = m.id AND ${checkedAfterKeyLookup('t.rail_reference IS NULL')}
       RETURNING t.id, t.status`,
     [platformId, records.map((x) => x.transactionId), records.map((x) => x.reference), records.map((x) => iso(x.submittedAt)), records.map((x) => iso(x.reconcileAfter))],
   );

@@ -2,7 +2,7 @@ import type { AppDeps, Ctx } from '../../deps.js';
 import { ctxFor } from '../../deps.js';
 import { poolOf, query } from '../../platform/db.js';
 import { modelRows } from '../../platform/raw-rows.js';
-import { keysPlannedAsOne } from '../../platform/sql/planner.js';
+import { plannedForAnyValue } from '../../platform/sql/planner.js';
 import { runBatch } from '../../platform/coalesce.js';
 import { invariant } from '../../platform/errors.js';
 import type { Transaction } from '../../generated/prisma/client.js';
@@ -225,7 +225,7 @@ async function loadPolled(deps: AppDeps, items: ReadonlyArray<{ platformId: stri
   const platformId = items[0]!.platformId;
   invariant(items.every((i) => i.platformId === platformId), 'a poll batch is one platform\'s');
   return modelRows<Transaction>(
-    await query(poolOf(deps.prisma), `SELECT t.* FROM transactions t WHERE t.platform_id = $1 AND t.id = ANY(${keysPlannedAsOne('$2::text[]')})`, [platformId, items.map((i) => i.transactionId)]),
+    await query(poolOf(deps.prisma), `SELECT t.* FROM transactions t WHERE t.platform_id = $1 AND t.id = ANY(${plannedForAnyValue('$2', 'text[]')})`, [platformId, items.map((i) => i.transactionId)]),
   );
 }
 

@@ -3,7 +3,7 @@ import type { Ctx } from '../../deps.js';
 import { poolOf, preparedStatements, type TenantTx } from '../../platform/db.js';
 import type { Coalescer } from '../../platform/coalesce.js';
 import { keyedReads, type RowKey } from '../../platform/raw-rows.js';
-import { keysPlannedAsOne } from '../../platform/sql/planner.js';
+import { plannedForAnyValue } from '../../platform/sql/planner.js';
 import { invariant } from '../../platform/errors.js';
 import { IllegalTransitionError, statusColumn, transitionCtes } from '../../platform/state-machine.js';
 import { JsonText, OneStatement, runIn } from '../../platform/one-statement.js';
@@ -174,7 +174,7 @@ const TRANSACTION_COLUMNS = TRANSACTION_FIELDS.map((f) => `t."${f.replace(/[A-Z]
 const ID = TRANSACTION_FIELDS.indexOf('id');
 const PLATFORM_ID = TRANSACTION_FIELDS.indexOf('platformId');
 /** The transactions of these ids of one platform: primary-key lookups, on the platform's partition or shard only (issue 29). */
-const BY_IDS_SQL = `SELECT ${TRANSACTION_COLUMNS}, t.xmin::text FROM "transactions" t WHERE t."platform_id" = $2 AND t."id" = ANY(${keysPlannedAsOne('$1::text[]')})`;
+const BY_IDS_SQL = `SELECT ${TRANSACTION_COLUMNS}, t.xmin::text FROM "transactions" t WHERE t."platform_id" = $2 AND t."id" = ANY(${plannedForAnyValue('$1', 'text[]')})`;
 /** The row's version (after the fields): its `xmin`, which every update of the row changes. */
 const VERSION = TRANSACTION_FIELDS.length;
 /**
