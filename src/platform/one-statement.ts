@@ -251,7 +251,18 @@ function rowsJson(rows: ReadonlyArray<Record<string, unknown>>): { json: string;
 }
 
 function valueJson(v: unknown): string | undefined {
-  if (typeof v === 'bigint') return `"${v}"`;
+  // The scalars of a row first, as JSON.stringify writes them, without a call through jsonText's try each.
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return `"${v}"`;
+  }
   if (v instanceof Date) return `"${v.toISOString()}"`;
   if (v instanceof JsonText) return v.text;
   return jsonText(v) as string | undefined;

@@ -39,11 +39,12 @@ function deliveryPostings(t: Transaction, sign: 1n | -1n): Posting[] {
         ? // Paid to a UMA counterparty's invoice: what it owes the receiver clears through UMA_CLEARING.
           { account: systemAccount('UMA_CLEARING', t.receivingCurrency), bucket: 'SYSTEM' as const }
         : { account: systemAccount('RAIL_CLEARING', t.receivingCurrency, t.paymentRail ?? 'NONE'), bucket: 'SYSTEM' as const };
-  if (t.sendingCurrency === t.receivingCurrency) return [{ ...target, currency: t.receivingCurrency, amount: sign * net }];
+  // Written out, not `{ ...target, … }`: keys added after a spread cost Node 20's V8 a new hidden class each (docs/decisions.md, 24m).
+  if (t.sendingCurrency === t.receivingCurrency) return [{ account: target.account, bucket: target.bucket, currency: t.receivingCurrency, amount: sign * net }];
   return [
     { account: systemAccount('FX', t.sendingCurrency), bucket: 'SYSTEM', currency: t.sendingCurrency, amount: sign * net },
     { account: systemAccount('FX', t.receivingCurrency), bucket: 'SYSTEM', currency: t.receivingCurrency, amount: -sign * t.receivedAmount },
-    { ...target, currency: t.receivingCurrency, amount: sign * t.receivedAmount },
+    { account: target.account, bucket: target.bucket, currency: t.receivingCurrency, amount: sign * t.receivedAmount },
   ];
 }
 

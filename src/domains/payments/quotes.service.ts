@@ -50,9 +50,9 @@ async function resolveSource(ctx: Ctx, body: CreateQuoteBody): Promise<ResolvedS
     const customer = await rowById<Customer>(poolOf(ctx.prisma), 'customers', ctx.platformId, account.customerId);
     if (!customer || customer.isDeleted) throw new NotFoundError('USER_NOT_FOUND', 'The source account\'s customer was not found.');
     if (customer.status !== 'APPROVED') throw new ForbiddenError('USER_NOT_READY', `The customer's verification status is ${customer.status}; money movement needs APPROVED.`);
-    return { ...account, platformCustomerId: customer.platformCustomerId, customer };
+    return Object.assign({ platformCustomerId: customer.platformCustomerId, customer }, account);
   }
-  return { ...account, platformCustomerId: null };
+  return Object.assign({ platformCustomerId: null }, account);
 }
 
 async function resolveDestination(ctx: Ctx, body: CreateQuoteBody, source: InternalAccount): Promise<ResolvedDestination> {
@@ -222,7 +222,9 @@ function commonColumns(
   const sourceJson = source.realtime
     ? { sourceType: 'REALTIME_FUNDING', currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}), ...(body.source.sourceType === 'REALTIME_FUNDING' && body.source.cryptoNetwork ? { cryptoNetwork: body.source.cryptoNetwork.toUpperCase() } : {}) }
     : { sourceType: 'ACCOUNT', accountId: source.id, currency: source.currency, ...(source.customerId ? { customerId: source.customerId } : {}) };
-  return {
+  // Object.assign, not a spread, adds the fee columns (and the rows' shared columns, pendingRows): keys
+  // added to an object after a spread cost Node 20's V8 a new hidden class each (docs/decisions.md, 24m).
+  const shared = {
     customerId: source.customerId,
     sourceAccountId: source.id,
     source: sourceJson,
@@ -241,8 +243,8 @@ function commonColumns(
     paymentInstructions: [...o.instructions.map((i) => i.wire), ...o.walletInstructions] as QuoteCommon['paymentInstructions'], // hook:28
     createdAt: o.now,
     updatedAt: o.now,
-    ...feeSplitColumns(pricing, source.currency, dest.currency, o.multiplier),
   };
+  return Object.assign(shared, feeSplitColumns(pricing, source.currency, dest.currency, o.multiplier));
 }
 
 /**
@@ -278,10 +280,10 @@ type QuoteCommon = Pick<Quote, 'customerId' | 'sourceAccountId' | 'destinationKi
 
 /** The PENDING quote and transaction rows, as the database holds them. */
 function pendingRows(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties, { pricing, railReads }: Priced, terms: QuoteTerms): { quote: Quote; transaction: Transaction } {
-  const i = { ...terms, body, pricing, source, dest, railReads };
+  const i = { quoteId: terms.quoteId, transactionId: terms.transactionId, expiresAt: terms.expiresAt, common: terms.common, body, pricing, source, dest, railReads };
   const uma = terms.umaPayment as (Quote['umaPayment'] & { counterpartyInformation?: Transaction['counterpartyInformation'] }) | undefined;
-  const quote: Quote = {
-    ...i.common,
+  // The shared columns added by Object.assign (commonColumns): the rows' own keys are disjoint from them.
+  const quote: Quote = Object.assign({
     id: i.quoteId,
     platformId: ctx.platformId,
     status: 'PENDING',
@@ -300,10 +302,9 @@ function pendingRows(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties,
     executedAt: null,
     lookupId: dest.uma?.lookupId ?? null,
     umaPayment: uma ?? null,
-    funding: source.realtime ? 'REALTIME' : 'ACCOUNT',
-  };
-  const transaction: Transaction = {
-    ...i.common,
+    funding: source.realtime ? 'REALTIME' as const : 'ACCOUNT' as const,
+  }, i.common);
+  const transaction: Transaction = Object.assign({
     id: i.transactionId,
     platformId: ctx.platformId,
     quoteId: i.quoteId,
@@ -331,9 +332,10 @@ function pendingRows(ctx: Ctx, body: CreateQuoteBody, { source, dest }: Parties,
     approvalRequestedAt: null,
     agentCountedAmount: null,
     counterpartyInformation: uma?.counterpartyInformation ?? null,
-    ...i.railReads, // hook:25a
+    railSelectionMode: i.railReads.railSelectionMode, // hook:25a
+    settlementTimelineSeconds: i.railReads.settlementTimelineSeconds, // hook:25a
     receiptDeliveryConfirmedAt: null,
-  };
+  }, i.common);
   return { quote, transaction };
 }
 
