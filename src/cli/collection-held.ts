@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { createPrisma } from '../platform/db.js';
-import { runCommand } from './operator.js';
+import { platformOption, runCommand } from './operator.js';
+import { platformLabel } from '../platform/ids.js';
 
 /**
  * npm run collection:held [-- --platform Platform:<uuid>] [--limit 100]
@@ -16,9 +17,9 @@ async function main() {
   const config = loadConfig();
   const prisma = createPrisma(config.DATABASE_URL, 1);
   try {
-    const rows = await prisma.collectionCredit.findMany({ where: { status: 'HELD', ...(values.platform ? { platformId: values.platform } : {}) }, orderBy: { createdAt: 'asc' }, take: limit });
+    const rows = await prisma.collectionCredit.findMany({ where: { status: 'HELD', ...(values.platform ? { platformId: platformOption(values.platform, true) } : {}) }, orderBy: { createdAt: 'asc' }, take: limit });
     for (const r of rows) {
-      console.log(JSON.stringify({ id: r.id, adapter: r.adapterId, providerCreditId: r.providerCreditId, heldReason: r.heldReason, platformId: r.platformId, internalAccountId: r.internalAccountId, rail: r.rail, reference: r.reference, amount: r.amount.toString(), currency: r.currency, receivedAt: r.receivedAt.toISOString() }));
+      console.log(JSON.stringify({ id: r.id, adapter: r.adapterId, providerCreditId: r.providerCreditId, heldReason: r.heldReason, platformId: r.platformId && platformLabel(r.platformId), internalAccountId: r.internalAccountId, rail: r.rail, reference: r.reference, amount: r.amount.toString(), currency: r.currency, receivedAt: r.receivedAt.toISOString() }));
     }
     if (rows.length === 0) console.log('no held credits');
   } finally {

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { runCommand, withOperatorDeps } from './operator.js';
+import { platformOption, runCommand, withOperatorDeps } from './operator.js';
+import { platformLabel } from '../platform/ids.js';
 import { setDailyVolumeLimit } from '../domains/limits/index.js';
 
 /**
@@ -11,12 +12,11 @@ import { setDailyVolumeLimit } from '../domains/limits/index.js';
 async function main() {
   const { values } = parseArgs({ options: { platform: { type: 'string' }, corridor: { type: 'string' }, limit: { type: 'string' }, clear: { type: 'boolean' } } });
   const [sending, receiving] = (values.corridor ?? '').toUpperCase().split(':');
-  if (!values.platform) throw new Error('--platform is required');
   if (!sending || !receiving) throw new Error('--corridor must be SENDING:RECEIVING, e.g. USD:EUR');
   if (!values.clear && !/^\d+$/.test(values.limit ?? '')) throw new Error('--limit must be a whole number of minor units (or give --clear)');
-  const platform = values.platform;
+  const platform = platformOption(values.platform, true);
   const v = await withOperatorDeps({ bus: true }, (deps) => setDailyVolumeLimit(deps, platform, sending, receiving, values.clear ? null : BigInt(values.limit!)));
-  console.log(`${platform} ${v.sendingCurrency}:${v.receivingCurrency} limit ${v.limit ?? 'none'}, used today ${v.usedToday}`);
+  console.log(`${platformLabel(platform)} ${v.sendingCurrency}:${v.receivingCurrency} limit ${v.limit ?? 'none'}, used today ${v.usedToday}`);
 }
 
 runCommand(main);

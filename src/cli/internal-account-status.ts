@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { runCommand, withOperatorDeps } from './operator.js';
+import { platformOption, runCommand, withOperatorDeps } from './operator.js';
 import { operatorSetInternalAccountStatus } from '../domains/ledger/index.js';
 
 /**
@@ -17,7 +17,7 @@ async function main() {
   if (!values.account) throw new Error('--account is required (an InternalAccount id)');
   if (!target) throw new Error(`--status must be one of: ${TARGETS.join(', ')}`);
   const id = values.account;
-  const account = await withOperatorDeps({ bus: true }, (deps) => operatorSetInternalAccountStatus(deps, id, target, values.reason, values.platform));
+  const account = await withOperatorDeps({ bus: true }, (deps) => operatorSetInternalAccountStatus(deps, id, target, values.reason, platformOption(values.platform, false)));
   console.log(`${account.id}: ${account.status}`);
 }
 

@@ -5,6 +5,7 @@ import { createPrisma } from '../platform/db.js';
 import { systemClock } from '../platform/clock.js';
 import { createRedis } from '../platform/redis.js';
 import { InvalidationBus } from '../platform/process-cache.js';
+import { platformUuid } from '../platform/ids.js';
 
 /**
  * The deps an operator command needs: the database, the clock, the config and a quiet logger, and with
@@ -31,4 +32,17 @@ export function runCommand(main: () => Promise<void>, describe: (err: Error) => 
     console.error(err instanceof Error ? describe(err) : err);
     process.exit(1);
   });
+}
+
+/** `--platform Platform:<uuid>` (or the bare uuid) as the platform's key; a missing one is `required`'s error, a malformed one always one. */
+export function platformOption(value: string | undefined, required: true): string;
+export function platformOption(value: string | undefined, required: false): string | undefined;
+export function platformOption(value: string | undefined, required: boolean): string | undefined {
+  if (value === undefined) {
+    if (required) throw new Error('--platform is required');
+    return undefined;
+  }
+  const id = platformUuid(value);
+  if (!id) throw new Error(`--platform: expected Platform:<uuid>, got ${JSON.stringify(value)}`);
+  return id;
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createPrisma } from '../platform/db.js';
 import { withSandboxLocalDefaults } from '../start/defaults.js';
+import { platformLabel } from '../platform/ids.js';
 import { clientIdExists, createPlatform } from '../domains/platforms/platforms.service.js';
 
 /**
@@ -39,9 +40,9 @@ async function main() {
       ...(values['client-id'] ? { clientId: values['client-id'] } : {}),
       ...(values['client-secret'] ? { clientSecret: values['client-secret'] } : {}),
     });
-    if (values.json) console.log(JSON.stringify(created));
+    if (values.json) console.log(JSON.stringify({ ...created, platformId: platformLabel(created.platformId) }));
     else {
-      console.log(`platform id:   ${created.platformId}`);
+      console.log(`platform id:   ${platformLabel(created.platformId)}`);
       console.log(`client id:     ${created.clientId}`);
       console.log(`client secret: ${created.clientSecret}   (shown once; store it now)`);
     }

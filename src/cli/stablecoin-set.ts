@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { runCommand, withOperatorDeps } from './operator.js';
+import { platformOption, runCommand, withOperatorDeps } from './operator.js';
+import { platformLabel } from '../platform/ids.js';
 import { operatorSetStablecoinEnablement } from '../domains/stablecoin/stablecoin.service.js';
 
 /**
@@ -10,12 +11,11 @@ const TARGETS = ['ENABLING', 'ENABLED', 'DISABLED'] as const;
 
 async function main() {
   const { values } = parseArgs({ options: { platform: { type: 'string' }, status: { type: 'string' } } });
-  if (!values.platform) throw new Error('--platform is required');
   const status = TARGETS.find((t) => t === values.status);
   if (!status) throw new Error(`--status must be one of: ${TARGETS.join(', ')}`);
-  const platform = values.platform;
+  const platform = platformOption(values.platform, true);
   const result = await withOperatorDeps({ bus: true }, (deps) => operatorSetStablecoinEnablement(deps, platform, status));
-  console.log(`${platform}: ${result.status}`);
+  console.log(`${platformLabel(platform)}: ${result.status}`);
 }
 
 runCommand(main);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { runCommand, withOperatorDeps } from './operator.js';
+import { platformOption, runCommand, withOperatorDeps } from './operator.js';
 import { operatorSetTokenStatus } from '../domains/stablecoin/stablecoins.service.js';
 import { GRID_OPERATIONS_EVENT_FOR, type GridOperationsTarget } from '../domains/stablecoin/issuance.model.js';
 
@@ -12,11 +12,11 @@ const TARGETS = Object.keys(GRID_OPERATIONS_EVENT_FOR) as GridOperationsTarget[]
 
 async function main() {
   const { values } = parseArgs({ options: { platform: { type: 'string' }, stablecoin: { type: 'string' }, status: { type: 'string' } } });
-  if (!values.platform) throw new Error('--platform is required');
   if (!values.stablecoin) throw new Error('--stablecoin is required');
   const status = TARGETS.find((t) => t === values.status);
   if (!status) throw new Error(`--status must be one of: ${TARGETS.join(', ')}`);
-  const { platform, stablecoin } = values;
+  const platform = platformOption(values.platform, true);
+  const { stablecoin } = values;
   // Only the database, the clock and the config: the move is one transition() on the token's row.
   const token = await withOperatorDeps({ bus: false }, (deps) => operatorSetTokenStatus(deps, platform, stablecoin, status));
   console.log(`${token.id}: ${token.gridOperationsStatus}${token.currency ? ` (currency ${token.currency})` : ''}`);

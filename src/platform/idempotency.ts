@@ -95,7 +95,7 @@ export function claimsInsertSql(claims: IdempotencyClaim[], param: (v: unknown) 
   const column = <T>(f: (c: IdempotencyClaim) => T) => param(claims.map(f));
   return `INSERT INTO idempotency_records (platform_id, key, fingerprint, state, resource_id, created_at, expires_at)
     SELECT c.platform_id, c.key, c.fingerprint, 'COMMITTED', c.resource_id, ${param(now)}::timestamptz, c.expires_at
-      FROM unnest(${column((c) => c.platformId)}::text[], ${column((c) => c.key)}::text[], ${column((c) => c.fingerprint)}::text[], ${column((c) => c.resourceId ?? null)}::text[],
+      FROM unnest(${column((c) => c.platformId)}::uuid[], ${column((c) => c.key)}::text[], ${column((c) => c.fingerprint)}::text[], ${column((c) => c.resourceId ?? null)}::text[],
                   ${column((c) => c.expiresAt.toISOString())}::timestamptz[]) AS c(platform_id, key, fingerprint, resource_id, expires_at)
     ON CONFLICT (platform_id, key) DO UPDATE
       SET fingerprint = EXCLUDED.fingerprint, state = 'COMMITTED', resource_id = EXCLUDED.resource_id,

@@ -103,3 +103,28 @@ export function isId(type: ResourceType, value: string): boolean {
   const prefix = `${type}:`;
   return value.startsWith(prefix) && uuidValidate(value.slice(prefix.length));
 }
+
+/**
+ * Platforms are keyed by a bare UUIDv7 in the code and the database (`platform_id uuid`, issue 30 30e);
+ * operators see and type `Platform:<uuid>` (CLI output and arguments). The label is also what the
+ * Idempotency-Key fingerprint and lease name, so both read as they did before the column became a uuid.
+ */
+export function platformLabel(platformId: string): string {
+  return `Platform:${platformId}`;
+}
+
+/** The uuid of `Platform:<uuid>` or of a bare uuid; null for anything else. */
+export function platformUuid(value: string): string | null {
+  const bare = value.startsWith('Platform:') ? value.slice('Platform:'.length) : value;
+  return uuidValidate(bare) ? bare.toLowerCase() : null;
+}
+
+/**
+ * A job's data as it is today: jobs queued before platform ids were stored as uuid (migration
+ * 20270114000000_platform_id_uuid) name their platform `Platform:<uuid>`. Each queue's processor reads its
+ * data through this once, so a job that waited in Redis across the upgrade still runs.
+ */
+export function currentJobData<T>(data: T): T {
+  const p = (data as { platformId?: unknown } | null)?.platformId;
+  return typeof p === 'string' && p.startsWith('Platform:') ? { ...data, platformId: p.slice('Platform:'.length) } : data;
+}

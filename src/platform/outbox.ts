@@ -31,7 +31,7 @@ export async function recordEvents(db: Pick<TenantTx, '$executeRaw'>, platformId
   if (rows.length === 0) return [];
   await db.$executeRaw`
     INSERT INTO "webhook_events" ("id", "platform_id", "type", "data")
-    SELECT e."id", ${platformId}::text, e."type", e."data" FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e("id" text, "type" text, "data" jsonb)`;
+    SELECT e."id", ${platformId}::uuid, e."type", e."data" FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e("id" text, "type" text, "data" jsonb)`;
   return rows.map((r) => r.id);
 }
 

@@ -12,7 +12,9 @@ import type { PrismaClient } from './db.js';
  *
  * `table` is the tenant table the statement reads; the tenant tables are co-located, so any of them
  * gives the same groups on Citus. Read at each sweep pass (one small statement): a platform created a
- * moment ago is swept at once. Groups are ordered, and each lists its platforms sorted.
+ * moment ago is swept at once. Groups are ordered, and each lists its platforms sorted. Platform ids are uuids (30e):
+ * `min(uuid)` does not exist before PostgreSQL 16, and text[] is what every driver hands back as strings, hence `::text`
+ * (a lowercase uuid's text sorts as the uuid does).
  */
 export async function platformGroups(prisma: Pick<PrismaClient, '$queryRawUnsafe'>, table: string): Promise<string[][]> {
   if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`platformGroups: not a table name: ${table}`);
@@ -25,7 +27,7 @@ export async function platformGroups(prisma: Pick<PrismaClient, '$queryRawUnsafe
   let rows: Array<{ platforms: string[] }>;
   if (layout?.citus && (await distributed(prisma, table))) {
     rows = await prisma.$queryRawUnsafe(
-      `SELECT array_agg(id ORDER BY id) AS platforms FROM platforms GROUP BY get_shard_id_for_distribution_column($1::regclass, id) ORDER BY min(id)`,
+      `SELECT array_agg(id::text ORDER BY id) AS platforms FROM platforms GROUP BY get_shard_id_for_distribution_column($1::regclass, id) ORDER BY min(id::text)`,
       table,
     );
   } else if (layout?.hash_partitioned) {
@@ -33,13 +35,13 @@ export async function platformGroups(prisma: Pick<PrismaClient, '$queryRawUnsafe
       `WITH parts AS (
          SELECT c.oid, regexp_match(pg_get_expr(c.relpartbound, c.oid), 'modulus (\\d+), remainder (\\d+)') AS mr
            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass($1))
-       SELECT array_agg(p.id ORDER BY p.id) AS platforms
+       SELECT array_agg(p.id::text ORDER BY p.id) AS platforms
          FROM platforms p JOIN parts ON satisfies_hash_partition(to_regclass($1)::oid, parts.mr[1]::int, parts.mr[2]::int, p.id)
-        GROUP BY parts.oid ORDER BY min(p.id)`,
+        GROUP BY parts.oid ORDER BY min(p.id::text)`,
       table,
     );
   } else {
-    rows = await prisma.$queryRawUnsafe(`SELECT array_agg(id ORDER BY id) AS platforms FROM platforms HAVING count(*) > 0`);
+    rows = await prisma.$queryRawUnsafe(`SELECT array_agg(id::text ORDER BY id) AS platforms FROM platforms HAVING count(*) > 0`);
   }
   return rows.map((r) => r.platforms);
 }

@@ -73,7 +73,7 @@ async function pruneGroup(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock'>, pl
        SELECT array_agg(platform_id) AS platforms, array_agg(id) AS ids
          FROM (SELECT platform_id, id FROM webhook_events WHERE platform_id = ANY($4) AND pruned_at IS NULL AND delivery_status <> 'PENDING' AND created_at < $2 ORDER BY created_at LIMIT $3) d)
      UPDATE webhook_events SET data = ${PRUNED_PAYLOAD_SQL}, pruned_at = $1, ${PRUNED_COLUMNS_SQL}
-      WHERE platform_id = ANY($4) AND platform_id = ANY((SELECT platforms FROM due)::text[]) AND id = ANY((SELECT ids FROM due)::text[])
+      WHERE platform_id = ANY($4) AND platform_id = ANY((SELECT platforms FROM due)::uuid[]) AND id = ANY((SELECT ids FROM due)::text[])
         AND pruned_at IS NULL AND created_at < $2 AND delivery_status <> 'PENDING'`,
     new Date(now),
     eventsBefore,

@@ -352,7 +352,7 @@ function moveCtes<T extends StatusTable, S extends string, E extends string>(
     ...(present.length ? [Prisma.sql`${column} = ANY(${states})`] : []),
     ...(present.length < move.from.length ? [Prisma.sql`${column} IS NULL`] : []),
   ];
-  const platforms = typeof scope.platformId === 'string' ? Prisma.sql`= ${scope.platformId}::text` : Prisma.sql`= ANY(${[...scope.platformId]}::text[])`;
+  const platforms = typeof scope.platformId === 'string' ? Prisma.sql`= ${scope.platformId}::uuid` : Prisma.sql`= ANY(${[...scope.platformId]}::uuid[])`;
   // The platform stays a plain condition (issue 29): it leads every key, and a planner prunes partitions and shards on it.
   const platform = Prisma.sql`${ident(meta.scope)} ${platforms}`;
   const rest = Prisma.sql`(${Prisma.join(inFrom, ' OR ')})${opts.where ? Prisma.sql` AND (${opts.where})` : Prisma.empty}`;

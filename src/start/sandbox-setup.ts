@@ -4,6 +4,7 @@ import type { AppConfig } from '../config.js';
 import type { PrismaClient } from '../platform/db.js';
 import { isUniqueViolation } from '../platform/db.js';
 import { migrate } from '../cli/db-migrate.js';
+import { platformLabel } from '../platform/ids.js';
 import { clientIdExists, createPlatform } from '../domains/platforms/platforms.service.js';
 
 /**
@@ -80,7 +81,7 @@ function credentialsText(config: AppConfig, p: { platformId: string; clientId: s
   return [
     '',
     'Sandbox platform created. Its credentials (shown once: only the secret\'s hash is kept):',
-    `  platform id:   ${p.platformId}`,
+    `  platform id:   ${platformLabel(p.platformId)}`,
     `  client id:     ${p.clientId}`,
     `  client secret: ${p.clientSecret}`,
     `  try:           curl -u '${p.clientId}:${p.clientSecret}' ${base}/config`,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { createPrisma } from '../../src/platform/db.js';
 import { createHttpCustody } from '../../src/adapters/custody/http/index.js';
@@ -24,7 +25,7 @@ describeCustodyContract('http (loopback custody bridge)', async () => {
   const bridge = await new CustodyBridgeServer(backend, signer.publicKeyPem).start();
   return {
     adapter: createHttpCustody({ URL: bridge.url, PUBLIC_KEY: bridge.publicKeyPem, TIMEOUT_MS: '5000' }, signer),
-    platformId: 'Platform:contract-http',
+    platformId: randomUUID(), // the platform's key, a uuid (30e)
     credit: (r) => backend.simulateCredit!(r),
     async close() {
       await bridge.stop();

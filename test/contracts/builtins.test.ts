@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -113,7 +114,7 @@ describeCustodyContract('sandbox', async () => {
   const db = createPrisma(withDatabase(inject('databaseUrl'), dbName), 2);
   return {
     adapter: createSandboxCustody({ prisma: db, sealingKey: sealingKeyOf(undefined, true), now: () => new Date() }),
-    platformId: 'Platform:contract',
+    platformId: randomUUID(), // the platform's key, a uuid (30e)
     async close() {
       await db.$disconnect();
       await dropDatabase(inject('databaseUrl'), dbName);

@@ -20,7 +20,7 @@ afterAll(async () => {
   await env.close();
 });
 
-const platformId = `Platform:${randomUUID()}`;
+const platformId = randomUUID();
 type Entry = [account: string, currency: string, amount: number];
 
 /** One statement writing the journals and all their entries, as the service does. */

@@ -23,7 +23,7 @@ describe('GET /config', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     assertMatchesResponseSchema('GET', `${BASE}/config`, 200, body);
-    expect(body.id).toBe(`PlatformConfig:${p.platformId.split(':')[1]}`);
+    expect(body.id).toBe(`PlatformConfig:${p.platformId}`);
     expect(body.webhookPublicKey).toContain('BEGIN PUBLIC KEY');
     expect(body.feeConfigs).toEqual([]);
     expect(body.isRegulatedFinancialInstitution).toBe(false);

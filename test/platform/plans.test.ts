@@ -99,7 +99,7 @@ function harmlessFilter(filter: string): boolean {
     .replace(/NOT is_deleted/g, '')
     .replace(/status <> 'DELETED'::text/g, '') // issue 26: a deleted agent, as rare as a deleted customer
     .replace(/customer_id IS NOT NULL/g, '')
-    .replace(/platform_id = '[^']*'::text/g, '')
+    .replace(/platform_id = '[^']*'::uuid/g, '') // a uuid since 30e
     .replace(/AND|[()\s]/g, '');
   return rest === '';
 }
@@ -158,7 +158,7 @@ afterAll(async () => {
 async function seed(platforms: string[]): Promise<void> {
   await db.query(
     `CREATE TEMP TABLE seed_customers AS
-       SELECT 'Customer:' || gen_random_uuid() AS id, ($1::text[])[1 + i % 4] AS platform_id, i FROM generate_series(0, 399) i`,
+       SELECT 'Customer:' || gen_random_uuid() AS id, ($1::uuid[])[1 + i % 4] AS platform_id, i FROM generate_series(0, 399) i`,
     [platforms],
   );
   await db.query(`INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, status, uma_address)

@@ -52,17 +52,17 @@ describe('two sweepers over many platforms (issue 29, 29a)', () => {
   it('payments whose check is due: each claimed by exactly one sweeper, none left due', async () => {
     await db.query(
       `INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, status, uma_address)
-       SELECT 'Customer:grp-' || p, p, 'grp-' || p, 'INDIVIDUAL', 'APPROVED', '$grp' || md5(p) || '@example.com' FROM unnest($1::text[]) p`,
+       SELECT 'Customer:grp-' || p, p, 'grp-' || p, 'INDIVIDUAL', 'APPROVED', '$grp' || md5(p::text) || '@example.com' FROM unnest($1::uuid[]) p`,
       [platforms],
     );
     await db.query(
       `INSERT INTO transactions (id, platform_id, quote_id, customer_id, status, type, direction, source_account_id, source, destination, destination_kind,
          destination_account_id, sent_amount, sending_currency, received_amount, receiving_currency, exchange_rate, fees, platform_fees, service_fees,
          rail_reference, reconcile_after, created_at, updated_at)
-       SELECT 'Transaction:grp-' || md5(p) || '-' || i, p, 'Quote:grp-' || md5(p) || '-' || i, 'Customer:grp-' || p, 'PROCESSING', 'OUTGOING', 'DEBIT',
+       SELECT 'Transaction:grp-' || md5(p::text) || '-' || i, p, 'Quote:grp-' || md5(p::text) || '-' || i, 'Customer:grp-' || p, 'PROCESSING', 'OUTGOING', 'DEBIT',
          'InternalAccount:grp', '{}', '{}', 'EXTERNAL_ACCOUNT', 'ExternalAccount:grp', 1000, 'USD', 1000, 'USD', '1', 0, 0, 0,
-         'rail-grp-' || md5(p) || '-' || i, now() - interval '1 minute', now(), now()
-         FROM unnest($1::text[]) p, generate_series(1, ${PER_PLATFORM}) i`,
+         'rail-grp-' || md5(p::text) || '-' || i, now() - interval '1 minute', now(), now()
+         FROM unnest($1::uuid[]) p, generate_series(1, ${PER_PLATFORM}) i`,
       [platforms],
     );
     const ids = (await db.query(`SELECT id FROM transactions WHERE id LIKE 'Transaction:grp-%'`)).rows.map((r) => r.id as string);
@@ -90,8 +90,8 @@ describe('two sweepers over many platforms (issue 29, 29a)', () => {
     await db.query(`UPDATE platforms SET webhook_endpoint = 'http://127.0.0.1:9/hook' WHERE id = ANY($1)`, [platforms]);
     await db.query(
       `INSERT INTO webhook_events (id, platform_id, type, data, created_at)
-       SELECT 'Webhook:grp-' || md5(p) || '-' || i, p, 'OUTGOING_PAYMENT.COMPLETED', jsonb_build_object('i', i), now() - i * interval '1 ms'
-         FROM unnest($1::text[]) p, generate_series(1, ${PER_PLATFORM}) i`,
+       SELECT 'Webhook:grp-' || md5(p::text) || '-' || i, p, 'OUTGOING_PAYMENT.COMPLETED', jsonb_build_object('i', i), now() - i * interval '1 ms'
+         FROM unnest($1::uuid[]) p, generate_series(1, ${PER_PLATFORM}) i`,
       [platforms],
     );
     const pending = (await db.query(`SELECT count(*)::int AS n FROM webhook_events WHERE relayed_at IS NULL`)).rows[0].n as number;
@@ -121,7 +121,7 @@ describe('the platform groups (issue 29, 29a)', () => {
   });
 
   it('a table hash-partitioned by platform_id: one group per partition, each statement on one partition', async () => {
-    await db.query(`CREATE TABLE grp_rehearsal (platform_id text NOT NULL, id text NOT NULL, due boolean NOT NULL, PRIMARY KEY (platform_id, id)) PARTITION BY HASH (platform_id)`);
+    await db.query(`CREATE TABLE grp_rehearsal (platform_id uuid NOT NULL, id text NOT NULL, due boolean NOT NULL, PRIMARY KEY (platform_id, id)) PARTITION BY HASH (platform_id)`);
     for (let r = 0; r < 4; r++) await db.query(`CREATE TABLE grp_rehearsal_${r} PARTITION OF grp_rehearsal FOR VALUES WITH (modulus 4, remainder ${r})`);
     await db.query(`INSERT INTO grp_rehearsal SELECT id, 'row-' || i, true FROM platforms, generate_series(1, 3) i`);
     const all = (await db.query(`SELECT id FROM platforms`)).rows.map((r) => r.id as string);
@@ -153,7 +153,7 @@ describe('the platform groups (issue 29, 29a)', () => {
     expect(groups.flat().sort()).toEqual((await db.query(`SELECT id FROM platforms`)).rows.map((r) => r.id as string).sort());
     expect(groups.length).toBeGreaterThan(1);
     for (const group of groups) {
-      const shards = await db.query(`SELECT DISTINCT get_shard_id_for_distribution_column('transactions', p) AS shard FROM unnest($1::text[]) p`, [group]);
+      const shards = await db.query(`SELECT DISTINCT get_shard_id_for_distribution_column('transactions', p) AS shard FROM unnest($1::uuid[]) p`, [group]);
       expect(shards.rows).toHaveLength(1);
     }
   });

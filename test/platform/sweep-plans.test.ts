@@ -52,7 +52,7 @@ beforeAll(async () => {
   await db.query(`UPDATE platforms SET webhook_endpoint = 'http://127.0.0.1:9/hook' WHERE id = ANY($1)`, [platforms]);
   await db.query(
     `INSERT INTO customers (id, platform_id, platform_customer_id, customer_type, status, uma_address)
-     SELECT 'Customer:plan-' || p, p, 'plan-' || p, 'INDIVIDUAL', 'APPROVED', '$plan' || md5(p) || '@example.com' FROM unnest($1::text[]) p`,
+     SELECT 'Customer:plan-' || p, p, 'plan-' || p, 'INDIVIDUAL', 'APPROVED', '$plan' || md5(p::text) || '@example.com' FROM unnest($1::uuid[]) p`,
     [platforms],
   );
   // Due work of every platform: payments whose check is due, stale submissions, refunds owed; events to relay and to retry.
@@ -60,16 +60,16 @@ beforeAll(async () => {
     `INSERT INTO transactions (id, platform_id, quote_id, customer_id, status, type, direction, source_account_id, source, destination, destination_kind,
        destination_account_id, sent_amount, sending_currency, received_amount, receiving_currency, exchange_rate, fees, platform_fees, service_fees,
        rail_reference, reconcile_after, refund_status, created_at, updated_at)
-     SELECT 'Transaction:plan-' || md5(p) || '-' || i, p, 'Quote:plan-' || md5(p) || '-' || i, 'Customer:plan-' || p, 'PROCESSING', 'OUTGOING', 'DEBIT',
+     SELECT 'Transaction:plan-' || md5(p::text) || '-' || i, p, 'Quote:plan-' || md5(p::text) || '-' || i, 'Customer:plan-' || p, 'PROCESSING', 'OUTGOING', 'DEBIT',
        'InternalAccount:plan', '{}', '{}', 'EXTERNAL_ACCOUNT', 'ExternalAccount:plan', 1000, 'USD', 1000, 'USD', '1', 0, 0, 0,
-       CASE WHEN i = 1 THEN NULL ELSE 'rail-plan-' || md5(p) || '-' || i END, now() - interval '1 minute',
+       CASE WHEN i = 1 THEN NULL ELSE 'rail-plan-' || md5(p::text) || '-' || i END, now() - interval '1 minute',
        CASE WHEN i = 3 THEN 'PENDING' END, now() - interval '1 day', now() - interval '1 day'
-       FROM unnest($1::text[]) p, generate_series(1, 3) i`,
+       FROM unnest($1::uuid[]) p, generate_series(1, 3) i`,
     [platforms],
   );
   await db.query(
     `INSERT INTO webhook_events (id, platform_id, type, data, created_at)
-     SELECT 'Webhook:plan-' || md5(p) || '-' || i, p, 'OUTGOING_PAYMENT.COMPLETED', '{}', now() - interval '1 hour' FROM unnest($1::text[]) p, generate_series(1, 2) i`,
+     SELECT 'Webhook:plan-' || md5(p::text) || '-' || i, p, 'OUTGOING_PAYMENT.COMPLETED', '{}', now() - interval '1 hour' FROM unnest($1::uuid[]) p, generate_series(1, 2) i`,
     [platforms],
   );
   capture = capturePlans(env.deps.prisma);
@@ -120,18 +120,18 @@ describe.skipIf(ON_CITUS)('sweeps on tenant tables hash-partitioned by platform_
   it('retention: one pass per platform group, each statement on one partition per table, every platform’s due rows cut', async () => {
     await db.query(
       `INSERT INTO webhook_events (id, platform_id, type, data, created_at, relayed_at, delivery_status)
-       SELECT 'Webhook:old-' || md5(p), p, 'OUTGOING_PAYMENT.COMPLETED', '{"id": "x", "description": "long"}', now() - interval '400 days', now() - interval '400 days', 'DELIVERED'
-         FROM unnest($1::text[]) p`,
+       SELECT 'Webhook:old-' || md5(p::text), p, 'OUTGOING_PAYMENT.COMPLETED', '{"id": "x", "description": "long"}', now() - interval '400 days', now() - interval '400 days', 'DELIVERED'
+         FROM unnest($1::uuid[]) p`,
       [platforms],
     );
     await db.query(
       `INSERT INTO webhook_attempts (id, platform_id, event_id, attempted_at, url, latency_ms, outcome)
-       SELECT 'WebhookAttempt:old-' || md5(p), p, 'Webhook:old-' || md5(p), now() - interval '400 days', 'http://127.0.0.1:9/hook', 1, 'DELIVERED' FROM unnest($1::text[]) p`,
+       SELECT 'WebhookAttempt:old-' || md5(p::text), p, 'Webhook:old-' || md5(p::text), now() - interval '400 days', 'http://127.0.0.1:9/hook', 1, 'DELIVERED' FROM unnest($1::uuid[]) p`,
       [platforms],
     );
     await db.query(
       `INSERT INTO idempotency_records (platform_id, key, fingerprint, state, created_at, expires_at)
-       SELECT p, 'old-' || md5(p), 'f', 'DONE', now() - interval '2 days', now() - interval '1 day' FROM unnest($1::text[]) p`,
+       SELECT p, 'old-' || md5(p::text), 'f', 'DONE', now() - interval '2 days', now() - interval '1 day' FROM unnest($1::uuid[]) p`,
       [platforms],
     );
     const groups = await platformGroups(env.deps.prisma, 'webhook_events');

@@ -15,6 +15,7 @@ import type { AdapterLifecycle, CallOptions } from '../common.js';
  */
 
 export interface CustodyScope {
+  /** The platform's key: a bare uuid since platform ids are stored as uuid (issue 30, 30e); it was `Platform:<uuid>` before. */
   platformId: string;
 }
 

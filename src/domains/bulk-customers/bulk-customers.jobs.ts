@@ -2,6 +2,7 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { queuePrefix } from '../../platform/queue.js';
 import { BULK_CUSTOMERS_QUEUE, finish, processImport } from './bulk-customers.service.js';
+import { currentJobData } from '../../platform/ids.js';
 
 interface ImportJob {
   platformId: string;
@@ -13,7 +14,7 @@ export function startBulkCustomersWorker(deps: AppDeps, connection: ConnectionOp
   const worker = new Worker(
     BULK_CUSTOMERS_QUEUE,
     async (job: Job) => {
-      const data = job.data as ImportJob;
+      const data = currentJobData(job.data as ImportJob);
       await processImport(deps, data.platformId, data.importId, (p) => job.updateProgress(p));
     },
     { connection, prefix: queuePrefix(deps.config), concurrency: 1 },
@@ -22,7 +23,7 @@ export function startBulkCustomersWorker(deps: AppDeps, connection: ConnectionOp
     if (!job) return;
     deps.logger.error({ err, importId: (job.data as ImportJob).importId, attemptsMade: job.attemptsMade }, 'bulk customer import attempt failed');
     if (job.attemptsMade >= (job.opts.attempts ?? 1)) {
-      const data = job.data as ImportJob;
+      const data = currentJobData(job.data as ImportJob);
       finish(deps, data.platformId, data.importId, 'FAILED').catch((e) => deps.logger.error({ err: e }, 'could not record a failed bulk import'));
     }
   });

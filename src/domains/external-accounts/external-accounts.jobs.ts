@@ -4,6 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { EXTERNAL_ACCOUNTS_QUEUE, type BeneficiaryCheckJob, type LivenessOutcomeJob } from './external-accounts.queue.js';
 import { runBeneficiaryCheck } from './external-accounts.service.js';
 import { applyLivenessOutcome } from './ownership.service.js';
+import { currentJobData } from '../../platform/ids.js';
 
 /** Jobs in flight per worker process: each is a short provider call plus one transaction. */
 const CONCURRENCY = 8;
@@ -13,11 +14,11 @@ export function startExternalAccountsWorker(deps: AppDeps, connection: Connectio
     EXTERNAL_ACCOUNTS_QUEUE,
     async (job: Job) => {
       if (job.name === 'beneficiary-check') {
-        const data = job.data as BeneficiaryCheckJob;
+        const data = currentJobData(job.data as BeneficiaryCheckJob);
         return runBeneficiaryCheck(deps, data.platformId, data.accountId);
       }
       if (job.name === 'liveness-outcome') {
-        const data = job.data as LivenessOutcomeJob;
+        const data = currentJobData(job.data as LivenessOutcomeJob);
         return applyLivenessOutcome(deps, data.platformId, data.challengeId, data.outcome);
       }
       throw new Error(`unknown job ${job.name} on ${EXTERNAL_ACCOUNTS_QUEUE}`);

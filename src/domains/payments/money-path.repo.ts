@@ -364,12 +364,12 @@ export async function awaitApprovalIn(ctx: Ctx, tx: RawRunner, t: Transaction, w
     'wait',
     `UPDATE "transactions" SET "agent_id" = ${s.param(wait.agentId)}::text, "agent_counted_amount" = ${s.param(wait.agentCountedAmount)}::bigint,
             "pending_reason" = ${s.param(AWAITING_PLATFORM)}::text, "approval_requested_at" = ${at}::timestamptz, "updated_at" = ${at}::timestamptz
-      WHERE "platform_id" = ${platform}::text AND "id" = ${s.param(t.id)}::text AND "status" = 'PENDING' AND "pending_reason" IS NULL RETURNING 1`,
+      WHERE "platform_id" = ${platform}::uuid AND "id" = ${s.param(t.id)}::text AND "status" = 'PENDING' AND "pending_reason" IS NULL RETURNING 1`,
   );
   s.require('wait', 1, 'QUOTE_NOT_PENDING');
   if (t.quoteId) {
     s.with('wait_quote', `UPDATE "quotes" SET "expires_at" = ${s.param(new Date(now.getTime() + wait.windowMs))}::timestamptz, "updated_at" = ${at}::timestamptz
-      WHERE "platform_id" = ${platform}::text AND "id" = ${s.param(t.quoteId)}::text AND EXISTS (SELECT 1 FROM "wait") RETURNING 1`);
+      WHERE "platform_id" = ${platform}::uuid AND "id" = ${s.param(t.quoteId)}::text AND EXISTS (SELECT 1 FROM "wait") RETURNING 1`);
   }
   transactionEventsCte(s, ctx.platformId, [waiting]);
   try {

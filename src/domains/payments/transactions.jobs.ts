@@ -13,6 +13,7 @@ import { pollPayments, submitPayments } from './settlement.batches.js';
 import type { PayoutResult } from '../../adapters/rails/port.js';
 import { railFor } from '../../adapters/rails/registry.js';
 import { expireQuote } from './transactions.service.js';
+import { currentJobData } from '../../platform/ids.js';
 
 export const PAYMENTS_QUEUE = 'payments';
 
@@ -276,9 +277,9 @@ export function startPaymentsWorker(deps: AppDeps, connection: ConnectionOptions
   return new Worker<PaymentJob>(
     PAYMENTS_QUEUE,
     async (job: Job<PaymentJob>) => {
-      if (job.name === 'submits') return allSteps(submits, (job.data as unknown as BatchJob).items);
-      if (job.name === 'polls') return allSteps(polls, (job.data as unknown as BatchJob).items);
-      const data = job.data;
+      if (job.name === 'submits') return allSteps(submits, (job.data as unknown as BatchJob).items.map(currentJobData));
+      if (job.name === 'polls') return allSteps(polls, (job.data as unknown as BatchJob).items.map(currentJobData));
+      const data = currentJobData(job.data);
       if (job.name === 'refund') return refundPayment(deps, data.platformId, data.transactionId);
       if (job.name === 'submit') return stepOf(submits, data);
       if (job.name === 'poll' || job.name === 'reconcile') return stepOf(polls, data);

@@ -183,7 +183,7 @@ const VERSION = TRANSACTION_FIELDS.length;
  * platform), through a function that keeps one plan per connection (migration
  * 20261128000000_svc_transaction_versions: as a prepared statement it was planned on every batch).
  */
-const VERSIONS_SQL = `SELECT v.id, v.platform_id, v.customer_id, v.version FROM svc_transaction_versions($1::text[], $2::text) v`;
+const VERSIONS_SQL = `SELECT v.id, v.platform_id, v.customer_id, v.version FROM svc_transaction_versions($1::text[], $2::uuid) v`;
 /** Values as Prisma types them: bigint columns as BigInt (pg's default is a string); the rest pg's defaults (Date, parsed JSON). */
 const INT8_OID = 20;
 const toBigInt = (s: string) => BigInt(s);

@@ -56,7 +56,7 @@ const OPTIONAL = ['umaDomain', 'webhookEndpoint'] as const;
 export function configResource(view: PlatformConfigView, publicKeyPem: string, config: AppConfig) {
   const p = view.platform;
   return omitAbsent({
-    id: `PlatformConfig:${p.id.slice(p.id.indexOf(':') + 1)}`,
+    id: `PlatformConfig:${p.id}`, // the platform's uuid (30e)
     name: p.name,
     umaDomain: p.umaDomain,
     proxyUmaSubdomain: proxyUmaSubdomainOf(p),

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../platform/db.js';
 import { isUniqueViolation } from '../../platform/db.js';
-import { newId } from '../../platform/ids.js';
+import { newId, newUuid } from '../../platform/ids.js';
 import { hashSecret, randomToken } from '../../platform/secrets.js';
 import { PERMISSIONS, type Permission, type PlatformFlags } from './platforms.model.js';
 import { DEFAULT_CURRENCIES, seedCurrencyConfigs } from './currency-config.js';
@@ -8,6 +8,7 @@ import { openInternalAccounts } from '../ledger/index.js';
 import { syncLookups, platformOfLookup } from '../../platform/tenant-lookups.js';
 
 export interface CreatedPlatform {
+  /** The bare uuid (the database's and the code's key); shown to operators through `platformLabel`. */
   platformId: string;
   credentialId: string;
   clientId: string;
@@ -26,7 +27,8 @@ export interface CreatePlatformInput extends Partial<PlatformFlags> {
 
 /** Creates a platform with one credential. Operator path (CLI), not an API endpoint. */
 export async function createPlatform(prisma: PrismaClient, input: CreatePlatformInput): Promise<CreatedPlatform> {
-  const platformId = newId('Platform');
+  // A bare uuid: `platform_id` is a uuid column (30e); operators see it as `Platform:<uuid>` (platformLabel).
+  const platformId = newUuid();
   const credentialId = newId('Token');
   const clientId = input.clientId ?? `cli_${randomToken(12)}`;
   const clientSecret = input.clientSecret ?? `sec_${randomToken(32)}`;

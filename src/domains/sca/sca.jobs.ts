@@ -3,6 +3,7 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { AppDeps } from '../../deps.js';
 import { SCA_QUEUE, type ResetLivenessOutcomeJob } from './sca.queue.js';
 import { applyResetLivenessOutcome } from './reset.service.js';
+import { currentJobData } from '../../platform/ids.js';
 
 /** Jobs in flight per worker process: each is one short transaction. */
 const CONCURRENCY = 8;
@@ -12,7 +13,7 @@ export function startScaWorker(deps: AppDeps, connection: ConnectionOptions): Wo
     SCA_QUEUE,
     async (job: Job) => {
       if (job.name === 'reset-liveness-outcome') {
-        const data = job.data as ResetLivenessOutcomeJob;
+        const data = currentJobData(job.data as ResetLivenessOutcomeJob);
         return applyResetLivenessOutcome(deps, data.platformId, data.resetId, data.outcome);
       }
       throw new Error(`unknown job ${job.name} on ${SCA_QUEUE}`);

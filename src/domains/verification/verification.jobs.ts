@@ -8,6 +8,7 @@ import type { KycOutcome } from '../../adapters/kyc/port.js';
 import { moveCustomerStatus } from '../customers/index.js';
 import { IDENTITY_DOCUMENTS, OPEN_STATUSES, rejectionErrorType, type VerificationError } from './verification.model.js';
 import { moveOwners, moveVerification } from './verification.service.js';
+import { currentJobData } from '../../platform/ids.js';
 
 export const KYC_QUEUE = 'kyc-decisions';
 
@@ -93,7 +94,7 @@ export async function processDecision(deps: AppDeps, job: DecisionJob): Promise<
 }
 
 export function startDecisionWorker(deps: AppDeps, connection: ConnectionOptions): Worker {
-  return new Worker<DecisionJob>(KYC_QUEUE, async (job: Job<DecisionJob>) => processDecision(deps, job.data), {
+  return new Worker<DecisionJob>(KYC_QUEUE, async (job: Job<DecisionJob>) => processDecision(deps, currentJobData(job.data)), {
     connection,
     prefix: queuePrefix(deps.config),
     concurrency: 4,

@@ -10,6 +10,7 @@ import { eventPayload, NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js'
 import { deliveryStatus, recordAttempt } from './webhooks.repo.js';
 import { transition, transitionWhere } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { currentJobData } from '../../platform/ids.js';
 
 export const WEBHOOK_QUEUE = 'webhooks';
 
@@ -168,7 +169,7 @@ export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise
 export function startWebhookWorker(deps: AppDeps, connection: import('bullmq').ConnectionOptions): Worker {
   return new Worker<DeliveryJob>(
     WEBHOOK_QUEUE,
-    async (job: Job<DeliveryJob>) => processDelivery(deps, job.data),
+    async (job: Job<DeliveryJob>) => processDelivery(deps, currentJobData(job.data)),
     {
       connection,
       prefix: queuePrefix(deps.config),

@@ -4,6 +4,7 @@ import type { PrismaClient } from '../db.js';
 import type { Redis } from '../redis.js';
 import { DomainError, ValidationError } from '../errors.js';
 import { claimingDb, IdempotencyKeyTakenError, type IdempotencyClaim } from '../idempotency.js';
+import { platformLabel } from '../ids.js';
 
 /** How a route rebuilds its response when the effect committed but the response was lost (a crash). */
 export type IdempotentReplay = (req: FastifyRequest, resourceId: string | undefined) => Promise<{ status: number; body: unknown }>;
@@ -45,7 +46,8 @@ function fingerprintOf(req: FastifyRequest): string {
   const path = req.url.split('?')[0];
   const body = req.body === undefined ? '' : JSON.stringify(req.body);
   // crypto.hash (Node ≥ 20.12; engines ≥ 20.19): the same digest without a Hash object per request.
-  return hash('sha256', `${req.method}\n${path}\n${req.principal.platformId}\n${body}`, 'hex');
+  // The platform as `Platform:<uuid>`, as before its column became a uuid (30e): a key sent across the upgrade keeps its fingerprint.
+  return hash('sha256', `${req.method}\n${path}\n${platformLabel(req.principal.platformId)}\n${body}`, 'hex');
 }
 
 /**
@@ -215,7 +217,7 @@ class Leases {
   ) {}
 
   keyOf(platformId: string, key: string): string {
-    return `${this.prefix}:idem:${platformId}:${createHash('sha256').update(key).digest('hex')}`;
+    return `${this.prefix}:idem:${platformLabel(platformId)}:${createHash('sha256').update(key).digest('hex')}`;
   }
 
   async acquire(leaseKey: string, owner: string): Promise<boolean> {
