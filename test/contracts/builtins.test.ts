@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import pino from 'pino';
 import { createPrisma } from '../../src/platform/db.js';
 import { withDatabase } from '../helpers/global-setup.js';
@@ -105,6 +105,17 @@ describeCardIssuerContract('sandbox', async () => {
     push: (m) => adapter.simulate(m),
     pushForged: (m) => adapter.handleWebhook!({ headers: { [SANDBOX_PROCESSOR_SIGNATURE]: signSandboxMessage('another-secret', body(m)) }, rawBody: Buffer.from(body(m)) }),
   };
+});
+// A card id that is no UUIDv7 carries no creation time: one whose first bits read as 1970 still expires ahead (it once
+// gave an expiry 3 years after 1970, about once in 170 random ids).
+it('the sandbox card processor dates a card whose id is no UUIDv7 from now', async () => {
+  const adapter = createSandboxCardIssuer({}, cardIssuerContext('card-sandbox'), 0);
+  for (const cardId of ['Card:00000000-0001-4000-8000-000000000000', 'Card:0000017f-0000-4abc-8000-000000000000', 'Card:not-a-uuid']) {
+    const r = await adapter.provision({ cardId, platformCardId: 'card-123', cardholderId: 'Customer:x', form: 'VIRTUAL', currency: 'USD' });
+    expect(r).toMatchObject({ status: 'ACTIVE', expYear: new Date().getUTCFullYear() + 3 });
+  }
+  const v7 = await adapter.provision({ cardId: 'Card:0180f3a0-0000-7000-8000-000000000000', platformCardId: 'card-123', cardholderId: 'Customer:x', form: 'VIRTUAL', currency: 'USD' });
+  expect(v7).toMatchObject({ status: 'ACTIVE', expMonth: 5, expYear: 2025 }); // issued 2022-05-24
 });
 describeCustodyContract('sandbox', async () => {
   // The sandbox custody keeps its sealed keys in Postgres: a database of this file's own, cloned from the template.

@@ -26,10 +26,11 @@ export interface SandboxCardIssuer extends CardIssuerAdapter {
 
 /** The creation time a UUIDv7 id carries (cards' ids are `Card:<uuidv7>`). */
 function createdAtOf(cardId: string, now: number): number {
-  const hex = cardId.slice(cardId.indexOf(':') + 1).replace(/-/g, '').slice(0, 12);
-  const ms = Number.parseInt(hex, 16);
-  // Another id format (not time-ordered): the card counts as made now.
-  return Number.isFinite(ms) && ms > 0 && ms <= now + 86_400_000 ? ms : now;
+  const hex = cardId.slice(cardId.indexOf(':') + 1).replace(/-/g, '');
+  // Another id format (a random UUIDv4 above all, whose first 48 bits are no time): the card counts as made now.
+  if (!/^[0-9a-f]{12}7/i.test(hex)) return now;
+  const ms = Number.parseInt(hex.slice(0, 12), 16);
+  return ms > 0 && ms <= now + 86_400_000 ? ms : now;
 }
 
 /** REF: "last4 derived from the suffix": `4` and a numeric suffix, else four digits hashed from the card. */
