@@ -101,14 +101,15 @@ export function newUuid(): string {
 /**
  * The 16-byte key a resource's id is stored under in the columns that only find rows by it and never show it
  * (issue 30, 30f): webhook events' `resource_id`, status changes' `resource_id`, ledger journals'
- * `reference_id`. The uuid of `<Type>:<uuid>` (uuids are unique across types); any other id (a test's own, an
- * older format) its MD5 as a uuid, so every id has one key. The database computes the same with
+ * `reference_id`. The uuid of `<Type>:<uuid>` (uuids are unique across types), a bare uuid itself (an id stored
+ * as `uuid`); any other id (a test's own, an older format) its MD5 as a uuid, so every id has one key. The database computes the same with
  * `svc_resource_key(text)` (migration 20270115000000_resource_key); test/unit/ids.test.ts holds them equal.
  */
 export function resourceKey(id: string): string {
   const colon = id.indexOf(':');
   const tail = id.slice(colon + 1);
   if (colon > 0 && /^[A-Za-z]+$/.test(id.slice(0, colon)) && UUID_TEXT.test(tail)) return tail.toLowerCase();
+  if (colon < 0 && UUID_TEXT.test(id)) return id.toLowerCase();
   const h = createHash('md5').update(id).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }

@@ -28,8 +28,10 @@ describe('resource keys', () => {
     expect(sql).toEqual(ids.map(resourceKey));
     expect(resourceKey(ids[0]!)).toBe(ids[0]!.slice('Transaction:'.length));
     expect(resourceKey(ids[3]!)).toBe('01a21cfc-a2e2-74d4-95c8-f87c38b6087e');
-    // Not of the form: hashed, so a bare uuid, a truncated one or a key with a suffix is not taken for a resource.
-    for (const odd of ids.slice(4)) expect(resourceKey(odd)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect(new Set(ids.map(resourceKey)).size).toBe(ids.length);
+    // A bare uuid (an id stored as uuid) is its own key.
+    expect(resourceKey(ids[6]!)).toBe(ids[6]);
+    // Not of the form: hashed, so a truncated uuid or a key with a suffix is not taken for a resource.
+    for (const odd of [...ids.slice(4, 6), ...ids.slice(7)]) expect(resourceKey(odd)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(new Set(ids.map(resourceKey)).size).toBe(ids.length - 1); // ids[3] and ids[6] are one uuid
   });
 });
