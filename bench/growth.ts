@@ -209,7 +209,7 @@ async function readPaths(w: World): Promise<Array<[string, string]>> {
   const day = new Date(Date.now() - 180 * DAY_MS);
   const window = `startDate=${encodeURIComponent(day.toISOString())}&endDate=${encodeURIComponent(new Date(day.getTime() + DAY_MS).toISOString())}`;
   const cursorOf = Buffer.from(JSON.stringify({ id: t.id })).toString('base64url');
-  const eventType = (await q(`SELECT type FROM webhook_events WHERE resource_id = $1 LIMIT 1`, [t.id])).type ?? 'OUTGOING_PAYMENT.COMPLETED';
+  const eventType = (await q(`SELECT type FROM webhook_events WHERE resource_id = svc_resource_key($1) LIMIT 1`, [t.id])).type ?? 'OUTGOING_PAYMENT.COMPLETED';
   return [
     ['dashboard payment page: GET /webhook-events?resourceId=<year-old transaction>', `/webhook-events?resourceId=${t.id}`],
     ['GET /transactions/{id} (year-old)', `/transactions/${t.id}`],
@@ -521,8 +521,8 @@ function copySql(table: string, columns: Array<{ name: string; type: string }>):
     // PRUNED_COLUMNS_SQL (retention.ts): a cut-down event keeps neither.
     'webhook_events.last_error': `CASE WHEN ${pruned} THEN NULL ELSE last_error END`,
     'webhook_events.retry_window_started_at': `CASE WHEN ${pruned} THEN NULL ELSE retry_window_started_at - ${s} END`,
-    // The insert trigger takes it from data.id, which a cut-down payload no longer has (30c).
-    'webhook_events.resource_id': r("data ->> 'id'"),
+    // The insert trigger takes it from data.id, which a cut-down payload may no longer have (30c, 30f).
+    'webhook_events.resource_id': `svc_resource_key(${r("data ->> 'id'")})`,
   };
   const expr = (c: { name: string; type: string }) =>
     special[`${table}.${c.name}`] ?? (REMAPPED[table]!.includes(c.name) ? r(c.name) : c.type.startsWith('timestamp') ? `${c.name} - ${s}` : c.name);

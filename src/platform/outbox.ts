@@ -1,4 +1,4 @@
-import { newId } from './ids.js';
+import { newUuid } from './ids.js';
 import type { TenantTx } from './db.js';
 import type { Prisma } from '../generated/prisma/client.js';
 
@@ -8,7 +8,7 @@ import type { Prisma } from '../generated/prisma/client.js';
  * the relay (webhooks.jobs.ts) is guaranteed to pick it up.
  */
 export async function recordEvent(tx: TenantTx, type: string, data: unknown): Promise<string> {
-  const id = newId('Webhook');
+  const id = newUuid();
   await tx.webhookEvent.create({
     data: { id, type, data: toJson(data) } as Prisma.WebhookEventUncheckedCreateInput,
   });
@@ -27,11 +27,11 @@ export interface OutboxEvent {
  * (src/platform/state-machine.ts).
  */
 export async function recordEvents(db: Pick<TenantTx, '$executeRaw'>, platformId: string, events: readonly OutboxEvent[]): Promise<string[]> {
-  const rows = events.map((e) => ({ id: newId('Webhook'), type: e.type, data: toJson(e.data) }));
+  const rows = events.map((e) => ({ id: newUuid(), type: e.type, data: toJson(e.data) }));
   if (rows.length === 0) return [];
   await db.$executeRaw`
     INSERT INTO "webhook_events" ("id", "platform_id", "type", "data")
-    SELECT e."id", ${platformId}::uuid, e."type", e."data" FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e("id" text, "type" text, "data" jsonb)`;
+    SELECT e."id", ${platformId}::uuid, e."type", e."data" FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS e("id" uuid, "type" text, "data" jsonb)`;
   return rows.map((r) => r.id);
 }
 

@@ -8,9 +8,10 @@ import { platformGroups } from './platform-groups.js';
  * rows found through an index over the rows that are due, so a pass costs what is due (nothing
  * when idle) and the space freed is reused by new rows (autovacuum's normal work, not a storm):
  * - webhook events older than WEBHOOK_PAYLOAD_RETENTION_DAYS (never inside the retry window) keep
- *   only what the events log lists: their type, status, dates, the resource's `id` (resource_id, put
- *   back into the listed payload by eventPayload) and its `status` and `type`; the payload itself was
- *   delivered long before;
+ *   only what the events log lists: their type, status, dates, the resource's `id` (its key is
+ *   resource_id; the events log puts `<type>:<key>` back into the listed payload, eventPayload, where the
+ *   event's type names the resource's type, else the payload keeps the id) and its `status` and `type`;
+ *   the payload itself was delivered long before;
  * - delivery attempts older than WEBHOOK_ATTEMPT_RETENTION_DAYS are deleted;
  * - Idempotency-Key records past their expiry (IDEMPOTENCY_TTL_HOURS) are deleted: an expired record
  *   is overwritten by the next use of its key anyway (src/platform/idempotency.ts);
@@ -30,12 +31,12 @@ export interface RetentionPass {
 
 /**
  * The payload an event keeps after its retention window: enough to list it and find its resource. The
- * resource's `id` is not kept in it: it is the row's `resource_id` (src/domains/webhooks/webhooks.model.ts
- * eventPayload lists it as `{id, type, status}`, as before; issue 30, 30c). An IMMUTABLE function
- * (migrations 20261225010000_pruned_payload, 20261229000000_pruned_payload_no_id): Citus refuses a STABLE one
- * such as jsonb_build_object over a column in an UPDATE's SET (29d).
+ * resource's `id` is kept in it only where the event's type and `resource_id` cannot give it back
+ * (src/domains/webhooks/webhooks.model.ts eventPayload lists it as `{id, type, status}`, as before; issue 30,
+ * 30c, 30f). An IMMUTABLE function (migrations 20261225010000_pruned_payload, 20270115010000_webhook_event_keys):
+ * Citus refuses a STABLE one such as jsonb_build_object over a column in an UPDATE's SET (29d).
  */
-export const PRUNED_PAYLOAD_SQL = `svc_pruned_payload(data)`;
+export const PRUNED_PAYLOAD_SQL = `svc_pruned_payload(type, data)`;
 
 /**
  * What else a cut-down event no longer keeps: the last delivery error and the start of its retry window,
@@ -73,7 +74,7 @@ async function pruneGroup(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock'>, pl
        SELECT array_agg(platform_id) AS platforms, array_agg(id) AS ids
          FROM (SELECT platform_id, id FROM webhook_events WHERE platform_id = ANY($4) AND pruned_at IS NULL AND delivery_status <> 'PENDING' AND created_at < $2 ORDER BY created_at LIMIT $3) d)
      UPDATE webhook_events SET data = ${PRUNED_PAYLOAD_SQL}, pruned_at = $1, ${PRUNED_COLUMNS_SQL}
-      WHERE platform_id = ANY($4) AND platform_id = ANY((SELECT platforms FROM due)::uuid[]) AND id = ANY((SELECT ids FROM due)::text[])
+      WHERE platform_id = ANY($4) AND platform_id = ANY((SELECT platforms FROM due)::uuid[]) AND id = ANY((SELECT ids FROM due)::uuid[])
         AND pruned_at IS NULL AND created_at < $2 AND delivery_status <> 'PENDING'`,
     new Date(now),
     eventsBefore,

@@ -5,6 +5,7 @@ import { anApprovedCustomer, expectLedgerConsistent, usdBankAccount } from '../h
 import { call, ServiceProcess, freePort, processEnv } from '../helpers/processes.js';
 import { OwnRedis } from '../helpers/redis-server.js';
 import { Receiver } from '../helpers/receiver.js';
+import { eventLabel } from '../../src/domains/webhooks/webhooks.model.js';
 
 /**
  * The chaos test (issue 11): two API and two worker processes, a Redis of the test's own, many
@@ -345,7 +346,7 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
       const left = await env.deps.prisma.webhookEvent.groupBy({ by: ['type', 'deliveryStatus'], where: { platformId: p.platformId, deliveryStatus: { not: 'DELIVERED' }, type: { not: 'TEST' } }, _count: true });
       throw new Error(`${(err as Error).message}: undelivered ${JSON.stringify(left)}`);
     });
-    const events = await env.deps.prisma.webhookEvent.findMany({ where: { platformId: p.platformId, type: { not: 'TEST' } }, select: { id: true } });
+    const events = (await env.deps.prisma.webhookEvent.findMany({ where: { platformId: p.platformId, type: { not: 'TEST' } }, select: { id: true } })).map((e) => ({ id: eventLabel(e.id) }));
     const seen = new Set(receiver.received.map((r) => r.json?.id));
     const missing = events.filter((e) => !seen.has(e.id)).map((e) => e.id);
     expect(missing).toEqual([]);

@@ -7,6 +7,7 @@ import { anActiveExternalAccount, anApprovedCustomer, expectLedgerConsistent, fu
 import { composeCommand, dockerfileExec, ensureBuilt, freePort, startImageCommand, type Proc } from '../helpers/image-processes.js';
 import { ctxFor } from '../../src/deps.js';
 import { recordEvent } from '../../src/platform/outbox.js';
+import { eventLabel } from '../../src/domains/webhooks/webhooks.model.js';
 
 /**
  * SIGTERM drains: the image's own entry command (Dockerfile ENTRYPOINT, i.e. tini, + the command
@@ -96,7 +97,7 @@ describe('worker: SIGTERM finishes the jobs in hand, leaves the rest queued, and
 
     const db = ctxFor(env.deps, p.platformId).db;
     const eventIds: string[] = [];
-    for (let i = 0; i < 6; i++) eventIds.push(await db.$transaction((tx) => recordEvent(tx, 'X.DRAIN', { i })));
+    for (let i = 0; i < 6; i++) eventIds.push(eventLabel(await db.$transaction((tx) => recordEvent(tx, 'X.DRAIN', { i }))));
     const transactionIds: string[] = [];
     for (let i = 0; i < 8; i++) {
       const q = (await p.request({ method: 'POST', url: '/quotes', payload: { source: { sourceType: 'ACCOUNT', accountId: c.accounts.USD }, destination: { destinationType: 'ACCOUNT', accountId: dest }, lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1_000 + i } })).json();
@@ -124,7 +125,7 @@ describe('worker: SIGTERM finishes the jobs in hand, leaves the rest queued, and
     }
     // The two deliveries that were in flight were answered and recorded as delivered, not cut off.
     const deliveredAfterFirst = await env.deps.prisma.webhookEvent.findMany({ where: { platformId: p.platformId, type: 'X.DRAIN', deliveryStatus: 'DELIVERED' }, select: { id: true } });
-    expect(deliveredAfterFirst.map((e) => e.id).sort()).toEqual([...new Set(hook.answered.filter((a) => a.type === 'X.DRAIN').map((a) => a.id))].sort());
+    expect(deliveredAfterFirst.map((e) => eventLabel(e.id)).sort()).toEqual([...new Set(hook.answered.filter((a) => a.type === 'X.DRAIN').map((a) => a.id))].sort());
     const deliveredAny = await env.deps.prisma.webhookEvent.count({ where: { platformId: p.platformId, deliveryStatus: 'DELIVERED' } });
     expect(deliveredAny).toBe(new Set(hook.answered.map((a) => a.id)).size);
     expect(deliveredAny).toBeGreaterThanOrEqual(2);

@@ -5,6 +5,7 @@ import { enqueueRefund } from '../../src/domains/payments/transactions.jobs.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { Receiver } from '../helpers/receiver.js';
 import { anEuCustomer, loginWithSms } from '../sca/helpers.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * Issue 24: one writer per money operation. Whatever starts a payment — POST /quotes with
@@ -407,7 +408,7 @@ describe('one writer per incoming payment', () => {
       };
       expect(await incomingRows(s, asked.id, 'asked')).toEqual(waiting);
       // Written relayed: the relay never hands the question on; its one attempt is the in-flow delivery.
-      const question = await env.deps.prisma.webhookEvent.findFirstOrThrow({ where: { platformId: s.p.platformId, type: 'INCOMING_PAYMENT.PENDING', resourceId: asked.id } });
+      const question = await env.deps.prisma.webhookEvent.findFirstOrThrow({ where: { platformId: s.p.platformId, type: 'INCOMING_PAYMENT.PENDING', resourceId: resourceKey(asked.id) } });
       expect([question.relayedAt !== null, question.attemptCount, question.deliveryStatus]).toEqual([true, 1, 'DELIVERED']);
 
       const approved = await s.p.request({ method: 'POST', url: `/transactions/${asked.id}/approve`, payload: {} });

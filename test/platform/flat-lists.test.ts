@@ -174,7 +174,7 @@ describe('webhook events by resource and retention (issue 30)', () => {
     for (let i = 0; i < 9; i++) {
       const at = i < 5 ? new Date(old.getTime() + i * 1000) : new Date(now - i * 1000);
       await db.query(`INSERT INTO webhook_events (id, platform_id, type, data, created_at, relayed_at, delivery_status) VALUES ($1, $2, $3, $4, $5, $5, 'DELIVERED')`, [
-        idAt('Webhook', at, i),
+        idAt('Webhook', at, i).slice('Webhook:'.length), // the row's id is the uuid (30f)
         p.platformId,
         'OUTGOING_PAYMENT.COMPLETED',
         JSON.stringify({ id: resource, status: 'COMPLETED', sentAmount: { amount: 100, currency: { code: 'USD' } }, description: 'x'.repeat(500) }),
@@ -182,7 +182,7 @@ describe('webhook events by resource and retention (issue 30)', () => {
       ]);
     }
     await db.query(`INSERT INTO webhook_events (id, platform_id, type, data, created_at, relayed_at) VALUES ($1, $2, 'OUTGOING_PAYMENT.COMPLETED', $3, now(), now())`, [
-      idAt('Webhook', new Date(), 99),
+      idAt('Webhook', new Date(), 99).slice('Webhook:'.length), // the row's id is the uuid (30f)
       other.platformId,
       JSON.stringify({ id: resource }),
     ]);
@@ -212,7 +212,7 @@ describe('webhook events by resource and retention (issue 30)', () => {
     for (let i = 0; i < 5; i++) {
       const at = new Date(old.getTime() + i * 1000);
       await db.query(`INSERT INTO webhook_events (id, platform_id, type, data, created_at, relayed_at, delivery_status) VALUES ($1, $2, 'OUTGOING_PAYMENT.COMPLETED', $3, $4, $4, $5)`, [
-        idAt('Webhook', at, 500 + i),
+        idAt('Webhook', at, 500 + i).slice('Webhook:'.length), // the row's id is the uuid (30f)
         p.platformId,
         JSON.stringify({ id: resource, status: 'COMPLETED', description: 'y'.repeat(100) }),
         at,
@@ -221,7 +221,7 @@ describe('webhook events by resource and retention (issue 30)', () => {
     }
     const smallBatch = { ...env.deps, config: { ...env.deps.config, RETENTION_BATCH: 2 } };
     expect((await pruneOnce(smallBatch)).eventsPruned).toBe(2);
-    const rows = (await db.query(`SELECT delivery_status, pruned_at IS NOT NULL AS pruned, data ? 'description' AS whole FROM webhook_events WHERE resource_id = $1 ORDER BY created_at`, [resource])).rows;
+    const rows = (await db.query(`SELECT delivery_status, pruned_at IS NOT NULL AS pruned, data ? 'description' AS whole FROM webhook_events WHERE resource_id = svc_resource_key($1) ORDER BY created_at`, [resource])).rows;
     expect(rows).toEqual([
       ...Array(3).fill({ delivery_status: 'PENDING', pruned: false, whole: true }),
       ...Array(2).fill({ delivery_status: 'DELIVERED', pruned: true, whole: false }),

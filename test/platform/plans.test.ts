@@ -192,7 +192,7 @@ async function seed(platforms: string[]): Promise<void> {
     FROM seed_tx`);
   // Three events per payment, as a payment records them.
   await db.query(`INSERT INTO webhook_events (id, platform_id, type, data, created_at, relayed_at, delivery_status)
-    SELECT 'Webhook:' || ${uuid(v7('at'))}, platform_id, 'OUTGOING_PAYMENT.' || s, jsonb_build_object('id', 'Transaction:' || ${uuid('hex')}, 'status', s), at, at,
+    SELECT (${uuid(v7('at'))})::uuid, platform_id, 'OUTGOING_PAYMENT.' || s, jsonb_build_object('id', 'Transaction:' || ${uuid('hex')}, 'status', s), at, at,
       (ARRAY['DELIVERED','DELIVERED','FAILED','UNDELIVERABLE'])[1 + i % 4]
     FROM seed_tx CROSS JOIN unnest(ARRAY['PENDING','PROCESSING','COMPLETED']) s`);
   await db.query(`INSERT INTO external_accounts (id, platform_id, customer_id, owner_key, status, currency, account_type, account_info, payment_rails, identifier_last3, identity_hash, created_at)

@@ -3,6 +3,7 @@ import { createTestEnv, eventually, type TestEnv } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';
 import { ctxFor } from '../../src/deps.js';
 import { recordEvent } from '../../src/platform/outbox.js';
+import { eventLabel } from '../../src/domains/webhooks/webhooks.model.js';
 
 let env: TestEnv;
 let calls = 0;
@@ -36,7 +37,7 @@ describe('graceful worker shutdown', () => {
       receiver.script = Array.from({ length: 40 }, () => -150);
       const db = ctxFor(env.deps, p.platformId).db;
       const ids: string[] = [];
-      for (let i = 0; i < 40; i++) ids.push(await db.$transaction((tx) => recordEvent(tx, 'X.SHUTDOWN', { i })));
+      for (let i = 0; i < 40; i++) ids.push(eventLabel(await db.$transaction((tx) => recordEvent(tx, 'X.SHUTDOWN', { i }))));
 
       const first = env.startWorkers();
       await eventually(async () => receiver.received.length >= 3);

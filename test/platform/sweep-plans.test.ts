@@ -69,7 +69,7 @@ beforeAll(async () => {
   );
   await db.query(
     `INSERT INTO webhook_events (id, platform_id, type, data, created_at)
-     SELECT 'Webhook:plan-' || md5(p::text) || '-' || i, p, 'OUTGOING_PAYMENT.COMPLETED', '{}', now() - interval '1 hour' FROM unnest($1::uuid[]) p, generate_series(1, 2) i`,
+     SELECT md5('plan-' || p::text || '-' || i)::uuid, p, 'OUTGOING_PAYMENT.COMPLETED', '{}', now() - interval '1 hour' FROM unnest($1::uuid[]) p, generate_series(1, 2) i`,
     [platforms],
   );
   capture = capturePlans(env.deps.prisma);
@@ -120,13 +120,13 @@ describe.skipIf(ON_CITUS)('sweeps on tenant tables hash-partitioned by platform_
   it('retention: one pass per platform group, each statement on one partition per table, every platform’s due rows cut', async () => {
     await db.query(
       `INSERT INTO webhook_events (id, platform_id, type, data, created_at, relayed_at, delivery_status)
-       SELECT 'Webhook:old-' || md5(p::text), p, 'OUTGOING_PAYMENT.COMPLETED', '{"id": "x", "description": "long"}', now() - interval '400 days', now() - interval '400 days', 'DELIVERED'
+       SELECT md5('old-' || p::text)::uuid, p, 'OUTGOING_PAYMENT.COMPLETED', '{"id": "x", "description": "long"}', now() - interval '400 days', now() - interval '400 days', 'DELIVERED'
          FROM unnest($1::uuid[]) p`,
       [platforms],
     );
     await db.query(
       `INSERT INTO webhook_attempts (id, platform_id, event_id, attempted_at, url, latency_ms, outcome)
-       SELECT 'WebhookAttempt:old-' || md5(p::text), p, 'Webhook:old-' || md5(p::text), now() - interval '400 days', 'http://127.0.0.1:9/hook', 1, 'DELIVERED' FROM unnest($1::uuid[]) p`,
+       SELECT 'WebhookAttempt:old-' || md5(p::text), p, md5('old-' || p::text)::uuid, now() - interval '400 days', 'http://127.0.0.1:9/hook', 1, 'DELIVERED' FROM unnest($1::uuid[]) p`,
       [platforms],
     );
     await db.query(
@@ -146,7 +146,7 @@ describe.skipIf(ON_CITUS)('sweeps on tenant tables hash-partitioned by platform_
       expect(partitionsTouched(p.plan).size, p.query).toBeGreaterThan(0);
     }
     const left = await db.query(
-      `SELECT (SELECT count(*) FROM webhook_events WHERE id LIKE 'Webhook:old-%' AND pruned_at IS NULL)::int AS events,
+      `SELECT (SELECT count(*) FROM webhook_events WHERE created_at < now() - interval '300 days' AND pruned_at IS NULL)::int AS events,
               (SELECT count(*) FROM webhook_attempts WHERE id LIKE 'WebhookAttempt:old-%')::int AS attempts,
               (SELECT count(*) FROM idempotency_records WHERE key LIKE 'old-%')::int AS records`,
     );

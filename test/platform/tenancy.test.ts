@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectDatamodel, type DmmfModel } from '../helpers/dmmf.js';
 import { GLOBAL_MODELS, Prisma, tenantDb } from '../../src/platform/db.js';
-import { newId } from '../../src/platform/ids.js';
+import { newUuid } from '../../src/platform/ids.js';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 
 /** The model tenantDb scopes by its own id rather than by platformId. */
@@ -80,8 +80,8 @@ describe('platforms are isolated from each other', () => {
   });
 
   describe('tenantDb', () => {
-    const idA = newId('Webhook');
-    const idB = newId('Webhook');
+    const idA = newUuid();
+    const idB = newUuid();
     // tenantDb supplies platformId; the generated input type still lists it.
     const event = (id: string) => ({ id, type: 'TEST', data: {} }) as Prisma.WebhookEventUncheckedCreateInput;
     const raw = () => env.deps.prisma;
@@ -120,7 +120,7 @@ describe('platforms are isolated from each other', () => {
       // Not in A's scope: upsert must neither update B's row nor hand it back. Keys name the platform
       // (issue 29), so at most it writes a row of A's own; an error would be as acceptable.
       const up = await dbA()
-        .webhookEvent.upsert({ where: keyB, create: event(newId('Webhook')), update: { lastError: 'hijacked' } })
+        .webhookEvent.upsert({ where: keyB, create: event(newUuid()), update: { lastError: 'hijacked' } })
         .catch((e: unknown) => e);
       expect(up === null || up instanceof Error || (up as { platformId?: string }).platformId === pA.platformId, `upsert through A returned ${JSON.stringify(up)}`).toBe(true);
       expect(await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } })).toEqual(before);
@@ -135,14 +135,14 @@ describe('platforms are isolated from each other', () => {
       expect(ownA).toBeGreaterThan(0);
       expect(await dbA().webhookEvent.updateMany({ data: { lastError: 'mine' } })).toEqual({ count: ownA });
       expect(await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } })).toEqual(before);
-      const extra = newId('Webhook');
+      const extra = newUuid();
       await dbA().webhookEvent.create({ data: event(extra) });
       expect(await dbA().webhookEvent.deleteMany({ where: { id: { in: [extra, idB] } } })).toEqual({ count: 1 });
       expect(await raw().webhookEvent.findFirst({ where: { id: idB } })).toEqual(before);
     });
 
     it('scoping still applies inside $transaction', async () => {
-      const created = newId('Webhook');
+      const created = newUuid();
       const bBefore = await raw().webhookEvent.findFirstOrThrow({ where: { id: idB } });
       await dbA().$transaction(async (tx) => {
         const rows = await tx.webhookEvent.findMany();

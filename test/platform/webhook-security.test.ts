@@ -6,6 +6,7 @@ import { Receiver } from '../helpers/receiver.js';
 import { ctxFor } from '../../src/deps.js';
 import { recordEvent } from '../../src/platform/outbox.js';
 import { processDelivery } from '../../src/domains/webhooks/webhooks.jobs.js';
+import { eventLabel } from '../../src/domains/webhooks/webhooks.model.js';
 
 const SECRET = `whsec_${Buffer.from('a-standard-webhooks-test-secret!').toString('base64')}`;
 const pem = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -26,10 +27,10 @@ describe('Standard Webhooks signature (STANDARD_WEBHOOKS_SECRET)', () => {
     const p = await env.platform();
     await env.deps.prisma.platform.update({ where: { id: p.platformId }, data: { webhookEndpoint: receiver.url } });
     const id = await ctxFor(env.deps, p.platformId).db.$transaction((tx) => recordEvent(tx, 'X.SIGNED', { n: 1 }));
-    expect(await processDelivery(env.deps, { eventId: id, platformId: p.platformId, windowStartMs: Date.now() })).toBe('DELIVERED');
+    expect(await processDelivery(env.deps, { eventId: eventLabel(id), platformId: p.platformId, windowStartMs: Date.now() })).toBe('DELIVERED');
     const got = receiver.received.at(-1)!;
     expect(got.headers['x-svc-signature']).toMatch(/^\{"v":"1","s":"/);
-    expect(got.headers['webhook-id']).toBe(id);
+    expect(got.headers['webhook-id']).toBe(eventLabel(id));
     const ts = Number(got.headers['webhook-timestamp']);
     expect(Math.abs(ts - Date.now() / 1000)).toBeLessThan(600);
     const headers = { 'webhook-id': String(got.headers['webhook-id']), 'webhook-timestamp': String(got.headers['webhook-timestamp']), 'webhook-signature': String(got.headers['webhook-signature']) };
@@ -71,7 +72,7 @@ describe('SSRF: the address is checked when each delivery connects (production)'
       // Written directly, as if it had passed the save-time check with another DNS answer.
       await env.deps.prisma.platform.update({ where: { id: p.platformId }, data: { webhookEndpoint: url } });
       const id = await ctxFor(env.deps, p.platformId).db.$transaction((tx) => recordEvent(tx, 'X.SSRF', { url }));
-      expect(await processDelivery(env.deps, { eventId: id, platformId: p.platformId, windowStartMs: Date.now() })).toBe('RETRY');
+      expect(await processDelivery(env.deps, { eventId: eventLabel(id), platformId: p.platformId, windowStartMs: Date.now() })).toBe('RETRY');
       const attempt = await env.deps.prisma.webhookAttempt.findFirstOrThrow({ where: { eventId: id } });
       expect(attempt.outcome, url).toBe('CONNECTION_ERROR');
       expect(attempt.error, url).toBe('WEBHOOK_ADDRESS_NOT_PUBLIC');
@@ -85,7 +86,7 @@ describe('SSRF: the address is checked when each delivery connects (production)'
       const p = await sandbox.platform();
       await sandbox.deps.prisma.platform.update({ where: { id: p.platformId }, data: { webhookEndpoint: receiver.url.replace('127.0.0.1', 'localhost') } });
       const id = await ctxFor(sandbox.deps, p.platformId).db.$transaction((tx) => recordEvent(tx, 'X.SSRF', {}));
-      expect(await processDelivery(sandbox.deps, { eventId: id, platformId: p.platformId, windowStartMs: Date.now() })).toBe('DELIVERED');
+      expect(await processDelivery(sandbox.deps, { eventId: eventLabel(id), platformId: p.platformId, windowStartMs: Date.now() })).toBe('DELIVERED');
       expect(receiver.received).toHaveLength(1);
     } finally {
       await sandbox.close();

@@ -7,6 +7,8 @@ import { ctxFor } from '../../src/deps.js';
 import { recordEvent } from '../../src/platform/outbox.js';
 import type { RunningWorkers } from '../../src/workers.js';
 import { pruneOnce } from '../../src/platform/retention.js';
+import { EVENT_RESOURCE_TYPES, eventKey, eventLabel } from '../../src/domains/webhooks/webhooks.model.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 let env: TestEnv;
 let receiver: Receiver;
@@ -30,8 +32,9 @@ async function platformWithReceiver(): Promise<TestPlatform> {
   return p;
 }
 
-function emit(platformId: string, type: string, data: unknown): Promise<string> {
-  return ctxFor(env.deps, platformId).db.$transaction((tx) => recordEvent(tx, type, data));
+/** Records an event; returns its id as the API names it (`Webhook:<uuid>`; the row's id is the uuid, 30f). */
+async function emit(platformId: string, type: string, data: unknown): Promise<string> {
+  return eventLabel(await ctxFor(env.deps, platformId).db.$transaction((tx) => recordEvent(tx, type, data)));
 }
 
 function verifySignature(publicKeyPem: string, body: string, header: string): boolean {
@@ -103,7 +106,7 @@ describe('event delivery through the outbox', () => {
     receiver.script = [409];
     const id = await emit(p.platformId, 'CUSTOMER.KYC_PENDING', {});
     workers = env.startWorkers();
-    await eventually(async () => (await env.deps.prisma.webhookEvent.findFirst({ where: { id } }))?.deliveryStatus === 'DELIVERED');
+    await eventually(async () => (await env.deps.prisma.webhookEvent.findFirst({ where: { id: eventKey(id)! } }))?.deliveryStatus === 'DELIVERED');
     expect(receiver.received).toHaveLength(1);
   });
 
@@ -170,22 +173,47 @@ describe('event delivery through the outbox', () => {
     const p = await env.platform();
     const resource = 'Transaction:0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
     const id = await emit(p.platformId, 'OUTGOING_PAYMENT.COMPLETED', { id: resource, status: 'COMPLETED', type: 'OUTGOING', description: 'x'.repeat(300) });
+    // An event whose type does not name its resource's type, and one whose resource id is no `<Type>:<uuid>`.
+    const other = await emit(p.platformId, 'BULK_UPLOAD.COMPLETED', { id: 'BulkCustomerImport:0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c', status: 'COMPLETED' });
+    const odd = await emit(p.platformId, 'CUSTOMER.UPDATED', { id: 'Customer:legacy-7', status: 'ACTIVE' });
     // Older than the payload retention window (30 days), then cut down by the retention pass.
-    await env.deps.prisma.$executeRawUnsafe(`UPDATE webhook_events SET created_at = now() - interval '40 days' WHERE id = $1`, id);
-    expect((await pruneOnce(env.deps)).eventsPruned).toBeGreaterThanOrEqual(1);
-    // Stored: neither the resource id (it is resource_id) nor what only a PENDING event uses (issue 30, 30c).
-    const [row] = await env.deps.prisma.$queryRawUnsafe<Array<{ data: unknown; resource_id: string; last_error: string | null; retry_window_started_at: Date | null }>>(
-      `SELECT data, resource_id, last_error, retry_window_started_at FROM webhook_events WHERE id = $1`, id);
-    expect(row).toEqual({ data: { status: 'COMPLETED', type: 'OUTGOING' }, resource_id: resource, last_error: null, retry_window_started_at: null });
+    await env.deps.prisma.$executeRawUnsafe(`UPDATE webhook_events SET created_at = now() - interval '40 days' WHERE id = ANY($1::uuid[])`, [id, other, odd].map((e) => eventKey(e)!));
+    expect((await pruneOnce(env.deps)).eventsPruned).toBeGreaterThanOrEqual(3);
+    // Stored: the resource's key (16 bytes), the resource id only where the event's type cannot give it back,
+    // nothing a PENDING event alone uses (issue 30, 30c, 30f).
+    const stored = async (e: string) => (await env.deps.prisma.$queryRawUnsafe<Array<{ data: unknown; resource_id: string; last_error: string | null; retry_window_started_at: Date | null }>>(
+      `SELECT data, resource_id, last_error, retry_window_started_at FROM webhook_events WHERE id = $1::uuid`, eventKey(e)))[0];
+    expect(await stored(id)).toEqual({ data: { status: 'COMPLETED', type: 'OUTGOING' }, resource_id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', last_error: null, retry_window_started_at: null });
+    expect(await stored(other)).toMatchObject({ data: { id: 'BulkCustomerImport:0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c', status: 'COMPLETED' }, resource_id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c' });
+    expect(await stored(odd)).toMatchObject({ data: { id: 'Customer:legacy-7', status: 'ACTIVE' }, resource_id: resourceKey('Customer:legacy-7') });
     const wire = `"data":{"id":"${resource}","type":"OUTGOING","status":"COMPLETED"}`;
     // Listed as the stored {id, type, status} of a payload cut before 30c read.
     expect((await p.request({ method: 'GET', url: `/webhook-events/${id}` })).body).toContain(wire);
     expect((await p.request({ method: 'GET', url: `/webhook-events?resourceId=${resource}` })).body).toContain(wire);
+    for (const [e, rid] of [[other, 'BulkCustomerImport:0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c'], [odd, 'Customer:legacy-7']] as const) {
+      expect((await p.request({ method: 'GET', url: `/webhook-events/${e}` })).json().data.id).toBe(rid);
+      expect((await p.request({ method: 'GET', url: `/webhook-events?resourceId=${rid}` })).json().data.map((x: any) => x.id)).toEqual([e]);
+    }
+    // The resource's uuid under another type names no resource of this platform.
+    for (const wrong of ['Customer:0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'Customer:legacy-8']) {
+      expect((await p.request({ method: 'GET', url: `/webhook-events?resourceId=${wrong}` })).json()).toEqual({ data: [], hasMore: false });
+    }
     await env.deps.prisma.platform.update({ where: { id: p.platformId }, data: { webhookEndpoint: receiver.url } });
     workers = env.startWorkers();
     expect((await p.request({ method: 'POST', url: `/webhook-events/${id}/redeliver` })).statusCode).toBe(202);
     await eventually(async () => receiver.received.length === 1);
     expect(receiver.received[0]!.body).toContain(wire);
+    expect(receiver.received[0]!.json.id).toBe(id);
+  });
+
+  it('the database and the events log name the same resource type for each event type (a cut-down payload drops the id only then)', async () => {
+    const def = (await env.deps.prisma.$queryRawUnsafe<Array<{ def: string }>>(`SELECT pg_get_functiondef('svc_event_resource_type'::regproc) AS def`))[0]!.def;
+    const pairs = Object.fromEntries([...def.matchAll(/WHEN '([A-Z_]+)' THEN '([A-Za-z]+)'/g)].map((m) => [m[1], m[2]]));
+    expect(pairs).toEqual(EVENT_RESOURCE_TYPES);
+    for (const [family, type] of Object.entries(EVENT_RESOURCE_TYPES)) {
+      const r = await env.deps.prisma.$queryRawUnsafe<Array<{ t: string }>>(`SELECT svc_event_resource_type($1) AS t`, `${family}.ANYTHING`);
+      expect(r[0]!.t).toBe(type);
+    }
   });
 
   it('setting the endpoint sends a TEST delivery through the outbox', async () => {
@@ -231,12 +259,18 @@ describe('event reads', () => {
     expect(third.nextCursor).toBeUndefined();
     const odd = (await a.request({ method: 'GET', url: '/webhook-events?type=A.ODD' })).json();
     expect(odd.data.map((e: any) => e.id)).toEqual([ids[3], ids[1]]);
+    // A cursor naming no event of the API's form is refused, not looked up.
+    const forged = Buffer.from(JSON.stringify({ id: 'Transaction:0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' })).toString('base64url');
+    const refused = await a.request({ method: 'GET', url: `/webhook-events?cursor=${forged}` });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details.errors).toEqual([{ field: 'cursor', message: 'Not a cursor returned by this API.' }]);
     const bad = await a.request({ method: 'GET', url: '/webhook-events?limit=0&deliveryStatus=NOPE&cursor=zzz' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().details.errors.map((e: any) => e.field).sort()).toEqual(['deliveryStatus', 'limit']);
 
     // Another platform's event does not exist for this one.
-    for (const [method, url] of [['GET', `/webhook-events/${bId}`], ['POST', `/webhook-events/${bId}/redeliver`]] as const) {
+    // Another platform's event, and ids of no event's form, do not exist for this one.
+    for (const [method, url] of [['GET', `/webhook-events/${bId}`], ['POST', `/webhook-events/${bId}/redeliver`], ['GET', `/webhook-events/${eventKey(bId)}`], ['GET', '/webhook-events/Webhook:nope']] as const) {
       const res = await a.request({ method, url });
       expect(res.statusCode).toBe(404);
       expect(res.json().code).toBe('WEBHOOK_EVENT_NOT_FOUND');

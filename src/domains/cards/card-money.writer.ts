@@ -156,8 +156,8 @@ function historyRow(ctx: Ctx, row: CardTransaction): Record<string, unknown> {
 /** The CARD_TRANSACTION events of an approval (a single-message one is settled at once: AUTHORIZED then SETTLED). */
 function approvalEvents(ctx: Ctx, row: CardTransaction): Array<Record<string, unknown>> {
   const resource = new JsonText(JSON.stringify(cardTransactionResource(row)));
-  const events = [{ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.AUTHORIZED', data: resource }];
-  if (row.status === 'SETTLED') events.push({ id: newId('Webhook'), platformId: ctx.platformId, type: 'CARD_TRANSACTION.SETTLED', data: resource });
+  const events = [{ id: newUuid(), platformId: ctx.platformId, type: 'CARD_TRANSACTION.AUTHORIZED', data: resource }];
+  if (row.status === 'SETTLED') events.push({ id: newUuid(), platformId: ctx.platformId, type: 'CARD_TRANSACTION.SETTLED', data: resource });
   return events;
 }
 

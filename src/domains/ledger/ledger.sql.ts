@@ -1,7 +1,7 @@
 import type { OneStatement } from '../../platform/one-statement.js';
 import { currencyOf } from '../../platform/currencies.js';
 import { invariant } from '../../platform/errors.js';
-import { newId, newUuid } from '../../platform/ids.js';
+import { newUuid } from '../../platform/ids.js';
 import { checkedAfterKeyLookup, plannedForAnyValue } from '../../platform/sql/planner.js';
 import { snakeCase } from '../../platform/column-names.js';
 import { unbalancedCurrencies, type Posting } from './ledger.model.js';
@@ -67,7 +67,7 @@ export function journalsCtes(
     `UPDATE internal_accounts a
         SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${at}::timestamptz
        FROM svc_balance_moves(${ids}::text[], ${column((d) => d.currency)}::text[], ${column((d) => d.available.toString())}::bigint[], ${column((d) => d.held.toString())}::bigint[],
-                   ${column(() => newId('Webhook'))}::text[], ${column((d) => JSON.stringify(currencyOf(d.currency)))}::jsonb[]) AS d
+                   ${column(() => newUuid())}::text[], ${column((d) => JSON.stringify(currencyOf(d.currency)))}::jsonb[]) AS d
       WHERE a.platform_id = ${pid} AND a.id = ANY(${plannedForAnyValue(ids, 'text[]')}) AND a.id = d.id
         AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}${after}
       RETURNING a.*, d.event_id, d.currency_json`,
@@ -88,7 +88,7 @@ export function journalsCtes(
  */
 function balanceEventsSql(bal: string, pid: string, ids: string, orderBy = ''): string {
   return `INSERT INTO webhook_events (id, platform_id, type, data)
-       SELECT b.event_id, x.platform_id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', ${balanceResourceSql('b')}
+       SELECT b.event_id::uuid, x.platform_id, 'INTERNAL_ACCOUNT.BALANCE_UPDATED', ${balanceResourceSql('b')}
          FROM internal_accounts x JOIN ${bal} b ON b.id = x.id
         WHERE x.platform_id = ${pid} AND x.id = ANY(${plannedForAnyValue(ids, 'text[]')})${orderBy}`;
 }
@@ -145,7 +145,7 @@ export function gatedJournalCtes(
       `UPDATE internal_accounts a
           SET available_balance = a.available_balance + d.available, held_balance = a.held_balance + d.held, updated_at = ${s.param(j.at)}::timestamptz
          FROM svc_balance_moves(${s.param([d.id])}::text[], ${s.param([d.currency])}::text[], ${s.param([d.available.toString()])}::bigint[], ${s.param([d.held.toString()])}::bigint[],
-                     ${s.param([newId('Webhook')])}::text[], ${s.param([JSON.stringify(currencyOf(d.currency))])}::jsonb[]) AS d
+                     ${s.param([newUuid()])}::text[], ${s.param([JSON.stringify(currencyOf(d.currency))])}::jsonb[]) AS d
         WHERE a.platform_id = ${pid} AND a.id = ${s.param(d.id)} AND a.id = d.id
           AND ${checkedAfterKeyLookup(`a.currency = d.currency AND a.available_balance + d.available >= 0 AND a.held_balance + d.held >= 0`)}
           AND ${j.when}

@@ -128,7 +128,7 @@ export function transactionEventsCte(s: OneStatement, platformId: string, states
   const status = o.status ?? ((t: Transaction) => t.status);
   const { inFlow } = o;
   const data = inFlow ? (t: Transaction) => ({ ...transactionResource(t), ...inFlow.data }) : transactionResource;
-  const rows = states.map((state) => ({ id: newId('Webhook'), platformId, type: `${eventPrefix(state)}.${status(state)}`, data: new JsonText(jsonText(data(state))) }));
+  const rows = states.map((state) => ({ id: newUuid(), platformId, type: `${eventPrefix(state)}.${status(state)}`, data: new JsonText(jsonText(data(state))) }));
   const written = inFlow ? rows.map((r) => ({ ...r, relayedAt: inFlow.relayedAt })) : rows;
   if (o.when) s.insertIf('tev', 'webhook_events', written, o.when);
   else s.insert('tev', 'webhook_events', written);

@@ -6,7 +6,7 @@ import { queueOf, queuePrefix } from '../../platform/queue.js';
 import { ensureJob, jobIdOf, sweepDue } from '../../platform/durable.js';
 import { perPlatformGroup } from '../../platform/platform-groups.js';
 import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
-import { eventPayload, NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
+import { eventKey, eventLabel, eventPayload, NO_RETRY_TYPES, retryDelayMs } from './webhooks.model.js';
 import { deliveryStatus, recordAttempt } from './webhooks.repo.js';
 import { transition, transitionWhere } from '../../platform/state-machine.js';
 import { Prisma } from '../../generated/prisma/client.js';
@@ -15,6 +15,7 @@ import { currentJobData } from '../../platform/ids.js';
 export const WEBHOOK_QUEUE = 'webhooks';
 
 export interface DeliveryJob {
+  /** `Webhook:<uuid>`, as the API names the event (and as jobs queued before the row's id became a uuid did). */
   eventId: string;
   platformId: string;
   /**
@@ -31,14 +32,15 @@ export interface DeliveryJob {
 /**
  * One scheduled attempt's job id: the event, its attempt count and the attempt's due time — the
  * values webhook_events holds, so the sweeper derives the same id (a live job makes its re-enqueue
- * a no-op). BullMQ forbids ':' in custom job ids.
+ * a no-op). BullMQ forbids ':' in custom job ids. `eventId` is the row's uuid; the id names the event
+ * `Webhook:<uuid>`, so a job queued before the row's id became a uuid (30f) is still the same job.
  */
-export const deliveryJobId = (eventId: string, attempt: number, due: Date) => jobIdOf(eventId, `a${attempt}`, due.getTime());
+export const deliveryJobId = (eventId: string, attempt: number, due: Date) => jobIdOf(eventLabel(eventId), `a${attempt}`, due.getTime());
 
 /** Bounded retries of a job that threw (database unreachable); then the sweeper re-enqueues it. */
 const JOB_ATTEMPTS = { attempts: 5, backoff: { type: 'exponential' as const, delay: 1_000 } };
 
-/** Queues one attempt per event, due at `due` (now: at once). */
+/** Queues one attempt per event (`id`: the row's uuid), due at `due` (now: at once). */
 export async function enqueueDelivery(
   deps: AppDeps,
   events: Array<{ id: string; platformId: string; attemptCount: number; due: Date }>,
@@ -47,7 +49,7 @@ export async function enqueueDelivery(
   await queueOf(deps, WEBHOOK_QUEUE).addBulk(
     events.map((e) => ({
       name: 'deliver',
-      data: { eventId: e.id, platformId: e.platformId, attempt: e.attemptCount, dueMs: e.due.getTime() } satisfies DeliveryJob,
+      data: { eventId: eventLabel(e.id), platformId: e.platformId, attempt: e.attemptCount, dueMs: e.due.getTime() } satisfies DeliveryJob,
       opts: { jobId: deliveryJobId(e.id, e.attemptCount, e.due), delay: Math.max(0, e.due.getTime() - now), ...JOB_ATTEMPTS },
     })),
   );
@@ -87,12 +89,12 @@ async function relayGroup(deps: AppDeps, platforms: string[]): Promise<number> {
     const undeliverable = rows.filter((r) => !r.has_endpoint);
     if (deliverableIds.length > 0) {
       const named = [...new Set(deliverable.map((r) => r.platform_id))];
-      await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, retry_window_started_at = ${now}, next_attempt_at = created_at WHERE platform_id = ANY(${named}) AND id = ANY(${deliverableIds})`;
+      await tx.$executeRaw`UPDATE webhook_events SET relayed_at = ${now}, retry_window_started_at = ${now}, next_attempt_at = created_at WHERE platform_id = ANY(${named}) AND id = ANY(${deliverableIds}::uuid[])`;
     }
     if (undeliverable.length > 0) {
       // A status move like any other (history row included): one statement for the whole batch.
       const scope = { platformId: [...new Set(undeliverable.map((r) => r.platform_id))], clock: deps.clock };
-      await transitionWhere(tx, scope, deliveryStatus, 'markUndeliverable', Prisma.sql`"id" = ANY(${undeliverable.map((r) => r.id)}::text[])`, {
+      await transitionWhere(tx, scope, deliveryStatus, 'markUndeliverable', Prisma.sql`"id" = ANY(${undeliverable.map((r) => r.id)}::uuid[])`, {
         set: { relayedAt: now, retryWindowStartedAt: now, nextAttemptAt: null, lastError: 'WEBHOOK_ENDPOINT_NOT_SET' },
       });
     }
@@ -121,7 +123,7 @@ export async function sweepDeliveries(deps: AppDeps): Promise<number> {
        ORDER BY next_attempt_at NULLS FIRST
        LIMIT ${deps.config.JOB_SWEEP_BATCH} FOR UPDATE SKIP LOCKED`,
     (r) =>
-      ensureJob(q, 'deliver', { eventId: r.id, platformId: r.platform_id, attempt: r.attempt_count, dueMs: r.due.getTime() } satisfies DeliveryJob, {
+      ensureJob(q, 'deliver', { eventId: eventLabel(r.id), platformId: r.platform_id, attempt: r.attempt_count, dueMs: r.due.getTime() } satisfies DeliveryJob, {
         jobId: deliveryJobId(r.id, r.attempt_count, r.due),
         ...JOB_ATTEMPTS,
       }),
@@ -131,7 +133,8 @@ export async function sweepDeliveries(deps: AppDeps): Promise<number> {
 /** One delivery attempt of one event; records the attempt and decides delivered / retry / failed. */
 export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise<'DELIVERED' | 'RETRY' | 'FAILED' | 'UNDELIVERABLE' | 'SKIPPED'> {
   const ctx: Ctx = ctxFor(deps, data.platformId);
-  const event = await ctx.db.webhookEvent.findFirst({ where: { id: data.eventId } });
+  const key = eventKey(data.eventId);
+  const event = key ? await ctx.db.webhookEvent.findFirst({ where: { id: key } }) : null;
   if (!event || event.deliveryStatus !== 'PENDING') return 'SKIPPED';
   // Stale: another job made an attempt since this one was queued (its successor holds the schedule).
   if (data.attempt !== undefined && event.attemptCount !== data.attempt) return 'SKIPPED';
@@ -143,7 +146,7 @@ export async function processDelivery(deps: AppDeps, data: DeliveryJob): Promise
     return 'UNDELIVERABLE';
   }
   const url = platform.webhookEndpoint;
-  const result = await postEnvelope(url, { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: eventPayload(event) }, deps.signer, deliveryOptions(deps.config));
+  const result = await postEnvelope(url, { id: eventLabel(event.id), type: event.type, timestamp: event.createdAt.toISOString(), data: eventPayload(event) }, deps.signer, deliveryOptions(deps.config));
   if (result.outcome === 'DELIVERED') {
     await recordAttempt(ctx, event.id, url, result, 'DELIVERED');
     await incrementCounter(deps, 'webhook_deliveries', 'delivered');

@@ -1,3 +1,4 @@
+import { isId, type ResourceType } from '../../platform/ids.js';
 import { defineLifecycle, type EventOf } from '../../platform/state-machine.js';
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'UNDELIVERABLE'] as const;
@@ -47,14 +48,43 @@ export function retryDelayMs(attemptsMade: number, baseMs: number, maxMs: number
 }
 
 /**
- * An event's payload as listed and (re)delivered. Retention (src/platform/retention.ts) cuts a payload down to
- * its resource's `status` and `type`; the resource's `id` is the event's own `resource_id` column, put back
- * here in front (the order the stored `{id, type, status}` of earlier cuts read in), so nothing is stored twice
- * (issue 30, 30c).
+ * The API's name of an event: `Webhook:<uuid>`. The row keeps the bare uuid (webhook_events.id is a `uuid`,
+ * issue 30, 30f); every response, envelope, cursor and job names the event by this.
  */
-export function eventPayload(e: { data: unknown; resourceId: string | null; prunedAt: Date | null }): unknown {
-  if (!e.prunedAt || e.resourceId === null || !e.data || typeof e.data !== 'object') return e.data;
-  return { id: e.resourceId, ...(e.data as object) };
+export function eventLabel(id: string): string {
+  return `Webhook:${id}`;
+}
+
+/** The row id of the event the API names `Webhook:<uuid>`; null for any other string (no such event). */
+export function eventKey(id: string): string | null {
+  return isId('Webhook', id) ? id.slice('Webhook:'.length).toLowerCase() : null;
+}
+
+/**
+ * The resource type an event's type names (the part before the first dot), where that is certain: a payload
+ * cut down by retention keeps its resource's id only for the other types (svc_pruned_payload). The same pairs
+ * as the database's svc_event_resource_type (migration 20270115010000; test/platform/webhooks.test.ts).
+ */
+export const EVENT_RESOURCE_TYPES: Readonly<Record<string, ResourceType>> = {
+  OUTGOING_PAYMENT: 'Transaction',
+  INCOMING_PAYMENT: 'Transaction',
+  INTERNAL_ACCOUNT: 'InternalAccount',
+  EXTERNAL_ACCOUNT: 'ExternalAccount',
+  CUSTOMER: 'Customer',
+  CARD: 'Card',
+  CARD_TRANSACTION: 'CardTransaction',
+};
+
+/**
+ * An event's payload as listed and (re)delivered. Retention (src/platform/retention.ts) cuts a payload down to
+ * its resource's `status` and `type`, and its `id` where the event's type cannot give it back; otherwise the
+ * id is `<type of the event's resource>:<resource_id>`, put back here in front (the order the stored
+ * `{id, type, status}` of earlier cuts read in), so nothing is stored twice (issue 30, 30c, 30f).
+ */
+export function eventPayload(e: { type: string; data: unknown; resourceId: string | null; prunedAt: Date | null }): unknown {
+  if (!e.prunedAt || e.resourceId === null || !e.data || typeof e.data !== 'object' || 'id' in e.data) return e.data;
+  const type = EVENT_RESOURCE_TYPES[e.type.split('.', 1)[0]!];
+  return type ? { id: `${type}:${e.resourceId}`, ...(e.data as object) } : e.data;
 }
 
 /** The exact bytes that are signed and sent. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../../platform/http/pagination.js';
-import { DELIVERY_STATUSES, eventPayload } from './webhooks.model.js';
+import { DELIVERY_STATUSES, eventLabel, eventPayload } from './webhooks.model.js';
 import type { EventWithAttempts } from './webhooks.service.js';
 
 export const listEventsQuery = z.object({
@@ -19,7 +19,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function eventResource(e: EventWithAttempts) {
   return {
-    id: e.id,
+    id: eventLabel(e.id),
     type: e.type,
     timestamp: e.createdAt.toISOString(),
     data: eventPayload(e),

@@ -1,10 +1,12 @@
 import type { Ctx } from '../../deps.js';
 import { BadRequestError } from '../../platform/errors.js';
-import { newId } from '../../platform/ids.js';
+import { newUuid, resourceKey } from '../../platform/ids.js';
+import { encodeKeyset } from '../../platform/http/keyset.js';
 import type { Page } from '../../platform/http/pagination.js';
 import { afterKeyset, decodeKeyset, keysetOrder, toKeysetPage } from '../../platform/http/keyset.js';
 import type { WebhookAttempt, WebhookEvent } from '../../generated/prisma/client.js';
 import { deliveryOptions, postEnvelope } from './webhooks.delivery.js';
+import { eventKey, eventLabel, eventPayload } from './webhooks.model.js';
 import { enqueueDelivery } from './webhooks.jobs.js';
 import { deliveryStatus, eventNotFound, recordAttempt } from './webhooks.repo.js';
 import { transition } from '../../platform/state-machine.js';
@@ -28,11 +30,14 @@ const attemptsInclude = { attempts: { orderBy: { attemptedAt: 'desc' as const },
 /**
  * Newest first, by id; with a time window by (createdAt, id). Each filter has an index
  * `(platform_id, filter, id)` that also gives the order (issue 30): `resourceId` is the events' own
- * `resource_id` column (the payload's `id`, computed by Postgres at insert), not a path into the JSON.
+ * `resource_id` column (the key of the payload's `id`, computed by Postgres at insert), not a path into the
+ * JSON. A key is one resource's (its uuid): the events found are shown only if they name that very id (a
+ * transaction's uuid asked for as a customer's finds nothing). Cursors name events as the API does.
  */
 export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<EventWithAttempts>> {
   const byTime = Boolean(q.startDate || q.endDate);
   const before = decodeKeyset(q.cursor);
+  if (before) before.id = eventKey(before.id) ?? badCursor();
   if (before && byTime && !before.at) {
     const row = await ctx.db.webhookEvent.findFirst({ where: { id: before.id }, select: { createdAt: true } });
     if (row) before.at = row.createdAt;
@@ -41,7 +46,7 @@ export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<Eve
     where: {
       ...(q.type ? { type: q.type } : {}),
       ...(q.deliveryStatus ? { deliveryStatus: q.deliveryStatus } : {}),
-      ...(q.resourceId ? { resourceId: q.resourceId } : {}),
+      ...(q.resourceId ? { resourceId: resourceKey(q.resourceId) } : {}),
       ...(byTime ? { createdAt: { ...(q.startDate ? { gte: q.startDate } : {}), ...(q.endDate ? { lte: q.endDate } : {}) } } : {}),
       ...afterKeyset(before, 'desc', byTime),
     },
@@ -49,21 +54,35 @@ export async function listEvents(ctx: Ctx, q: ListEventsQuery): Promise<Page<Eve
     take: q.limit + 1,
     include: attemptsInclude,
   });
-  return toKeysetPage(rows, q.limit, byTime, (r) => r);
+  if (q.resourceId && rows.length > 0 && (eventPayload(rows[0]!) as { id?: unknown } | null)?.id !== q.resourceId) return { data: [], hasMore: false };
+  const page = toKeysetPage(rows, q.limit, byTime, (r) => r);
+  if (page.nextCursor) {
+    const last = page.data[page.data.length - 1]!;
+    page.nextCursor = encodeKeyset({ id: eventLabel(last.id), createdAt: last.createdAt }, byTime);
+  }
+  return page;
+}
+
+function badCursor(): never {
+  throw new BadRequestError('INVALID_INPUT', 'cursor is not valid.', { errors: [{ field: 'cursor', message: 'Not a cursor returned by this API.' }] });
 }
 
 /** Errors: 404 WEBHOOK_EVENT_NOT_FOUND (also for another platform's event). */
 export async function getEvent(ctx: Ctx, id: string): Promise<EventWithAttempts> {
-  const row = await ctx.db.webhookEvent.findFirst({ where: { id }, include: attemptsInclude });
+  const key = eventKey(id);
+  if (!key) throw eventNotFound();
+  const row = await ctx.db.webhookEvent.findFirst({ where: { id: key }, include: attemptsInclude });
   if (!row) throw eventNotFound();
   return row;
 }
 
 /** Queues the same event (same `id`) for delivery again, with a fresh retry window. */
 export async function redeliverEvent(ctx: Ctx, id: string): Promise<EventWithAttempts> {
+  const key = eventKey(id);
+  if (!key) throw eventNotFound();
   const now = ctx.clock.now();
   // Recorded first (PENDING, due now, a fresh window): if the enqueue below is lost, the sweeper queues it.
-  const event = await transition(ctx.db, ctx, deliveryStatus, 'redeliver', id, { set: { nextAttemptAt: now, retryWindowStartedAt: now, lastError: null, relayedAt: now } });
+  const event = await transition(ctx.db, ctx, deliveryStatus, 'redeliver', key, { set: { nextAttemptAt: now, retryWindowStartedAt: now, lastError: null, relayedAt: now } });
   await enqueueDelivery(ctx, [{ id: event.id, platformId: ctx.platformId, attemptCount: event.attemptCount, due: now }]);
   return getEvent(ctx, id);
 }
@@ -84,9 +103,9 @@ export async function sendTestEvent(ctx: Ctx): Promise<TestDeliveryResult> {
   if (!url) throw new BadRequestError('WEBHOOK_ENDPOINT_NOT_SET', 'No webhook endpoint is configured; set webhookEndpoint with PATCH /config.');
   const now = ctx.clock.now();
   const event = await ctx.db.webhookEvent.create({
-    data: { id: newId('Webhook'), type: 'TEST', data: {}, createdAt: now, relayedAt: now } as any,
+    data: { id: newUuid(), type: 'TEST', data: {}, createdAt: now, relayedAt: now } as any,
   });
-  const result = await postEnvelope(url, { id: event.id, type: 'TEST', timestamp: now.toISOString(), data: {} }, ctx.signer, deliveryOptions(ctx.config));
+  const result = await postEnvelope(url, { id: eventLabel(event.id), type: 'TEST', timestamp: now.toISOString(), data: {} }, ctx.signer, deliveryOptions(ctx.config));
   await recordAttempt(ctx, event.id, url, result, result.outcome === 'DELIVERED' ? 'DELIVERED' : 'FAILED');
   const body = { url, response_status: result.httpStatus ?? 0, response_body: result.responseBody ?? '' };
   if (result.outcome !== 'DELIVERED') {
@@ -104,7 +123,7 @@ export async function deliverInFlow(ctx: Ctx, eventId: string, timeoutMs: number
   const [platform, event] = await Promise.all([ctx.db.platform.findFirstOrThrow({}), ctx.db.webhookEvent.findFirstOrThrow({ where: { id: eventId } })]);
   const url = platform.webhookEndpoint;
   if (!url) return { httpStatus: null, body: null };
-  const envelope = { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), data: event.data };
+  const envelope = { id: eventLabel(event.id), type: event.type, timestamp: event.createdAt.toISOString(), data: event.data };
   const result = await postEnvelope(url, envelope, ctx.signer, { ...deliveryOptions(ctx.config), timeoutMs });
   // A refusal (403) or a request for more information (422) is an answer, not a failed delivery.
   const answered = result.outcome === 'DELIVERED' || result.httpStatus === 403 || result.httpStatus === 422;
