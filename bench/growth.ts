@@ -14,7 +14,8 @@
  *     so reconciliation has nothing of theirs to do), each account's balance moved by its copied
  *     entries (the ledger still balances and every balance still equals its entries), copies older
  *     than WEBHOOK_PAYLOAD_RETENTION_DAYS written as the retention job leaves them (payload cut down),
- *     none of their Idempotency-Key records (expired after 24 h: retention deletes them); the
+ *     none of the status changes retention deletes past STATUS_CHANGE_RETENTION_DAYS (30f), none of
+ *     their Idempotency-Key records (expired after 24 h: retention deletes them); the
  *     secondary indexes are dropped during the copy and rebuilt after, then VACUUM ANALYZE;
  *  3. the same measurements again, with the ratio to step 1 and the targets: every read and the money
  *     path within 1.5×, no read above 50 ms p99, Postgres idle ≤ 2 % of a core, ≤ 8 KB per payment.
@@ -39,7 +40,7 @@ import { createPrisma } from '../src/platform/db.js';
 import { newId } from '../src/platform/ids.js';
 import { createPlatform } from '../src/domains/platforms/platforms.service.js';
 import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
-import { PRUNED_COLUMNS_SQL, PRUNED_PAYLOAD_SQL } from '../src/platform/retention.js';
+import { PRUNABLE_STATUS_CHANGES_SQL, PRUNED_COLUMNS_SQL, PRUNED_PAYLOAD_SQL } from '../src/platform/retention.js';
 import { apiCall, pool, until as untilEvery } from './helpers.js';
 
 const TARGET = Number(process.env.BENCH_GROWTH_PAYMENTS ?? 2_000_000);
@@ -58,6 +59,10 @@ const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
 const API = '/2025-10-13';
 const DAY_MS = 86_400_000;
 const RETENTION_DAYS = Number(process.env.WEBHOOK_PAYLOAD_RETENTION_DAYS ?? 30);
+/** Status history past this is deleted by retention, customers' kept (0: kept forever; 30f). */
+const STATUS_DAYS = Number(process.env.STATUS_CHANGE_RETENTION_DAYS ?? 90);
+/** "At rest": past every retention window. */
+const REST_DAYS = Math.max(RETENTION_DAYS, STATUS_DAYS);
 const OPERATOR = { user: 'bench-operator', password: randomBytes(12).toString('hex') };
 
 const TARGETS = { ratio: 1.5, readP99Ms: 50, idlePct: 2, bytesPerPayment: 8 * 1024 };
@@ -326,8 +331,9 @@ interface AtRest {
 }
 
 /**
- * Bytes per payment at rest for payments older than the payload retention window (issue 30's target): the six
- * payment tables' rows of the REST_SAMPLE newest payments older than WEBHOOK_PAYLOAD_RETENTION_DAYS (or of every
+ * Bytes per payment at rest for payments older than every retention window (issue 30's target): the six
+ * payment tables' rows of the REST_SAMPLE newest payments older than WEBHOOK_PAYLOAD_RETENTION_DAYS and
+ * STATUS_CHANGE_RETENTION_DAYS (or of every
  * payment when none is that old yet, as at the small size), copied into tables made like them (same columns,
  * storage, compression, table options and every index, built after the copy, as `VACUUM FULL` leaves a table),
  * each event as retention leaves it (payload cut down by the retention job's own SQL; attempts and expired
@@ -338,7 +344,7 @@ interface AtRest {
 async function measureAtRest(w: Pick<World, 'db'>): Promise<AtRest> {
   const c = await w.db.connect();
   try {
-    const cutoff = new Date(Date.now() - RETENTION_DAYS * DAY_MS);
+    const cutoff = new Date(Date.now() - REST_DAYS * DAY_MS);
     const lo = (await c.query(`SELECT min(created_at) AS lo FROM (SELECT created_at FROM transactions WHERE created_at < $1 ORDER BY created_at DESC LIMIT $2) t`, [cutoff, REST_SAMPLE])).rows[0].lo as Date | null;
     const old = lo !== null;
     const window = old ? { lo, hi: cutoff } : { lo: new Date(0), hi: new Date(Date.now() + DAY_MS) };
@@ -360,7 +366,9 @@ async function measureAtRest(w: Pick<World, 'db'>): Promise<AtRest> {
         ...Object.fromEntries(PRUNED_COLUMNS_SQL.split(',').map((a) => a.split('=').map((x) => x.trim())).map(([col, v]) => [col!, `CASE WHEN ${due} THEN ${v} ELSE ${col} END`])),
       };
       const expr = (col: string) => (table === 'webhook_events' ? (pruned[col] ?? col) : col);
-      await c.query(`INSERT INTO bench_rest.${table} (${columns.join(', ')}) SELECT ${columns.map(expr).join(', ')} FROM public.${table} WHERE created_at >= $1 AND created_at < $2 ORDER BY created_at`, [window.lo, window.hi]);
+      // Status changes retention deletes (30f) are not counted: every row here is past STATUS_DAYS, or will be.
+      const kept = table === 'status_changes' && STATUS_DAYS > 0 ? ` AND NOT (${PRUNABLE_STATUS_CHANGES_SQL})` : '';
+      await c.query(`INSERT INTO bench_rest.${table} (${columns.join(', ')}) SELECT ${columns.map(expr).join(', ')} FROM public.${table} WHERE created_at >= $1 AND created_at < $2${kept} ORDER BY created_at`, [window.lo, window.hi]);
       const defs = (await c.query(`SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = $1::regclass`, [table])).rows.map((r) => r.def as string);
       for (const def of defs) await c.query(def.replace(` ON public.${table} `, ` ON bench_rest.${table} `));
       const size = (await c.query(`SELECT pg_total_relation_size('bench_rest.${table}'::regclass)::bigint AS bytes, pg_indexes_size('bench_rest.${table}'::regclass)::bigint AS indexes`)).rows[0];
@@ -381,7 +389,7 @@ async function measureAtRest(w: Pick<World, 'db'>): Promise<AtRest> {
 function atRestLines(r: AtRest): string[] {
   const per = (b: number) => (b / r.payments).toFixed(0);
   const lines = [
-    `Bytes per payment at rest (${r.payments.toLocaleString('en')} payments ${r.old ? `older than ${RETENTION_DAYS} days` : 'cut down as retention will cut them'}; their rows rebuilt compact, as VACUUM FULL leaves them):`,
+    `Bytes per payment at rest (${r.payments.toLocaleString('en')} payments ${r.old ? `older than ${REST_DAYS} days` : 'cut down as retention will cut them'}; their rows rebuilt compact, as VACUUM FULL leaves them):`,
     '', '| table | heap | indexes | total |', '| --- | ---: | ---: | ---: |',
   ];
   for (const t of r.tables) lines.push(`| ${t.table} | ${per(t.heap)} | ${per(t.indexes)} | ${per(t.heap + t.indexes)} |`);
@@ -529,7 +537,7 @@ function copySql(table: string, columns: Array<{ name: string; type: string }>):
   return `INSERT INTO ${table} (${columns.map((c) => c.name).join(', ')})
     SELECT ${columns.map(expr).join(', ')}
       FROM (SELECT k, ($3::bigint + (k - 1) * $4::bigint) AS shift FROM generate_series($1::int, $2::int) k) g CROSS JOIN base_${table}
-     ${table === 'webhook_events' ? "WHERE data ? 'id'" : ''}`;
+     ${table === 'webhook_events' ? "WHERE data ? 'id'" : ''}${table === 'status_changes' && STATUS_DAYS > 0 ? `WHERE NOT (g.shift > ${STATUS_DAYS * DAY_MS} AND ${PRUNABLE_STATUS_CHANGES_SQL})` : ''}`;
 }
 
 /** Every account's cached balance moved by what its copied entries add: balances still equal their entries. */
@@ -596,7 +604,7 @@ function report(small: Measure, large: Measure, ledger: string[]): boolean {
   // database (payments inside the window with their payloads, customers, accounts) is printed beside it.
   const bytesPass = large.atRest.bytesPerPayment <= TARGETS.bytesPerPayment;
   ok &&= bytesPass;
-  lines.push(`| bytes per payment at rest, older than ${RETENTION_DAYS} days (six payment tables) | ${fmt(small.atRest.bytesPerPayment, 0)} B${small.atRest.old ? '' : ' (cut down as retention will)'} | ${fmt(large.atRest.bytesPerPayment, 0)} B${large.atRest.old ? '' : ' (cut down as retention will)'} | | ≤ ${TARGETS.bytesPerPayment} B | ${bytesPass ? 'PASS' : 'MISS'} |`);
+  lines.push(`| bytes per payment at rest, older than ${REST_DAYS} days (six payment tables) | ${fmt(small.atRest.bytesPerPayment, 0)} B${small.atRest.old ? '' : ' (cut down as retention will)'} | ${fmt(large.atRest.bytesPerPayment, 0)} B${large.atRest.old ? '' : ' (cut down as retention will)'} | | ≤ ${TARGETS.bytesPerPayment} B | ${bytesPass ? 'PASS' : 'MISS'} |`);
   lines.push(`| bytes per payment (whole database, as it stands) | ${fmt(small.bytesPerPayment / 1024)} KB | ${fmt(large.bytesPerPayment / 1024)} KB | | | |`);
   lines.push('');
   lines.push(`Ledger at ${large.payments.toLocaleString('en')} payments: ${ledger.length ? ledger.join('; ') : 'every journal balances, entries sum to 0 per currency, every balance equals its entries'}.`);

@@ -332,6 +332,12 @@ export const envSchema = z.object({
   WEBHOOK_PAYLOAD_RETENTION_DAYS: int(30, 1),
   /** Days delivery attempts are kept (the events log shows the last ones of an event). */
   WEBHOOK_ATTEMPT_RETENTION_DAYS: int(30, 1),
+  /**
+   * Days the status history of payments, quotes, cards and the rest is kept (status_changes, an audit trail no
+   * response reads; the events log keeps each state's event); 0 keeps it forever. Customers' history is always
+   * kept: their KYC holds are counted from it (30f).
+   */
+  STATUS_CHANGE_RETENTION_DAYS: int(90, 0),
   /** How often the retention job runs, and the rows it touches per statement (bounded batches, no vacuum storm). */
   RETENTION_INTERVAL_MS: int(60_000, 100),
   RETENTION_BATCH: int(1000, 1),

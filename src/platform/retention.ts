@@ -15,8 +15,10 @@ import { platformGroups } from './platform-groups.js';
  * - delivery attempts older than WEBHOOK_ATTEMPT_RETENTION_DAYS are deleted;
  * - Idempotency-Key records past their expiry (IDEMPOTENCY_TTL_HOURS) are deleted: an expired record
  *   is overwritten by the next use of its key anyway (src/platform/idempotency.ts);
- * Status changes (a payment's timeline, shown for a year-old payment too) and ledger journals and
- * entries are kept forever.
+ * - status changes older than STATUS_CHANGE_RETENTION_DAYS (0: never) are deleted, but customers': their
+ *   KYC holds are counted from them (verification.jobs.ts). Nothing else reads the history; a payment's
+ *   states stay in the events log, each event with its type, the resource's status and its time (30f).
+ * Ledger journals and entries are kept forever.
  * Issue 29 (29d): each statement runs once per platform group (src/platform/platform-groups.ts), naming it
  * with `platform_id = ANY($n)`: on Citus one shard per statement (a multi-shard UPDATE whose SET calls
  * jsonb_build_object is refused there), on plain Postgres one group, as before. The batch is per group.
@@ -27,7 +29,14 @@ export interface RetentionPass {
   eventsPruned: number;
   attemptsDeleted: number;
   idempotencyDeleted: number;
+  statusChangesDeleted: number;
 }
+
+/**
+ * The status history retention may delete: every machine's but customers' (migration
+ * 20270115030000_status_change_retention indexes exactly these rows, `status_changes_prunable_idx`).
+ */
+export const PRUNABLE_STATUS_CHANGES_SQL = `machine <> 'customer'`;
 
 /**
  * The payload an event keeps after its retention window: enough to list it and find its resource. The
@@ -46,13 +55,14 @@ export const PRUNED_COLUMNS_SQL = 'last_error = NULL, retry_window_started_at = 
 
 /** One bounded pass over every retained table, per platform group; returns the rows changed per table (all groups). */
 export async function pruneOnce(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock'>): Promise<RetentionPass> {
-  const total: RetentionPass = { eventsPruned: 0, attemptsDeleted: 0, idempotencyDeleted: 0 };
-  // The three tables are co-located (one co-location group on Citus, the same partitions on the rehearsal): one read of the groups.
+  const total: RetentionPass = { eventsPruned: 0, attemptsDeleted: 0, idempotencyDeleted: 0, statusChangesDeleted: 0 };
+  // The four tables are co-located (one co-location group on Citus, the same partitions on the rehearsal): one read of the groups.
   for (const platforms of await platformGroups(deps.prisma, 'webhook_events')) {
     const pass = await pruneGroup(deps, platforms);
     total.eventsPruned += pass.eventsPruned;
     total.attemptsDeleted += pass.attemptsDeleted;
     total.idempotencyDeleted += pass.idempotencyDeleted;
+    total.statusChangesDeleted += pass.statusChangesDeleted;
   }
   return total;
 }
@@ -95,7 +105,16 @@ async function pruneGroup(deps: Pick<AppDeps, 'prisma' | 'config' | 'clock'>, pl
     batch,
     platforms,
   );
-  return { eventsPruned, attemptsDeleted, idempotencyDeleted };
+  const statusChangesDeleted = c.STATUS_CHANGE_RETENTION_DAYS > 0
+    ? await p.$executeRawUnsafe(
+        `DELETE FROM status_changes WHERE platform_id = ANY($3) AND (platform_id, id) IN (
+           SELECT platform_id, id FROM status_changes WHERE platform_id = ANY($3) AND ${PRUNABLE_STATUS_CHANGES_SQL} AND created_at < $1 ORDER BY created_at LIMIT $2)`,
+        new Date(now - c.STATUS_CHANGE_RETENTION_DAYS * DAY_MS),
+        batch,
+        platforms,
+      )
+    : 0;
+  return { eventsPruned, attemptsDeleted, idempotencyDeleted, statusChangesDeleted };
 }
 
 /** The worker's loop: a full batch anywhere means more is due, so the loop goes again at once. */

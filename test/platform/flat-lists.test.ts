@@ -201,7 +201,7 @@ describe('webhook events by resource and retention (issue 30)', () => {
     expect(cut.map((e) => e.data)).toEqual(Array(5).fill({ id: resource, status: 'COMPLETED' }));
     expect((await db.query(`SELECT key FROM idempotency_records WHERE platform_id = $1`, [p.platformId])).rows.map((r) => r.key)).toEqual(['live']);
     // A second pass finds nothing due.
-    expect(await pruneOnce(env.deps)).toEqual({ eventsPruned: 0, attemptsDeleted: 0, idempotencyDeleted: 0 });
+    expect(await pruneOnce(env.deps)).toEqual({ eventsPruned: 0, attemptsDeleted: 0, idempotencyDeleted: 0, statusChangesDeleted: 0 });
   });
 
   it('old events still owed a delivery keep their payload and do not hold back the pruning of delivered ones (27e)', async () => {

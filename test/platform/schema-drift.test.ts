@@ -44,6 +44,7 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   // Partial index (WHERE relayed_at IS NULL) for the outbox relay's scan of unrelayed events;
   // Prisma's @@index cannot express a WHERE clause.
   'webhook_events.webhook_events_unrelayed_idx': 'outbox relay scan of unrelayed events (partial)',
+  'status_changes.status_changes_prunable_idx': 'retention deletes the status history past STATUS_CHANGE_RETENTION_DAYS, customers\' kept (partial, 30f)',
   'customers.customers_platform_customer_id_active_key': 'platformCustomerId unique among active (not deleted) customers (partial)',
   'external_accounts.external_accounts_live_identity_key': 'one live account per owner, currency and identity: the duplicate rule (partial)',
   'external_accounts.external_accounts_default_uma_key': 'one defaultUmaDepositAccount per customer (partial)',

@@ -129,6 +129,13 @@ describe.skipIf(ON_CITUS)('sweeps on tenant tables hash-partitioned by platform_
        SELECT 'WebhookAttempt:old-' || md5(p::text), p, md5('old-' || p::text)::uuid, now() - interval '400 days', 'http://127.0.0.1:9/hook', 1, 'DELIVERED' FROM unnest($1::uuid[]) p`,
       [platforms],
     );
+    // A payment's status change past STATUS_CHANGE_RETENTION_DAYS (deleted) and a customer's (kept: holds are counted from them).
+    await db.query(
+      `INSERT INTO status_changes (id, platform_id, machine, resource_id, event, from_status, to_status, created_at)
+       SELECT md5('sc-' || m || p::text)::uuid, p, m, md5('r-' || p::text)::uuid, 'e', 'A', 'B', now() - interval '400 days'
+         FROM unnest($1::uuid[]) p, unnest(ARRAY['transaction', 'customer']) m`,
+      [platforms],
+    );
     await db.query(
       `INSERT INTO idempotency_records (platform_id, key, fingerprint, state, created_at, expires_at)
        SELECT p, 'old-' || md5(p::text), 'f', 'DONE', now() - interval '2 days', now() - interval '1 day' FROM unnest($1::uuid[]) p`,
@@ -138,9 +145,9 @@ describe.skipIf(ON_CITUS)('sweeps on tenant tables hash-partitioned by platform_
     expect(groups.length).toBeGreaterThan(1);
     capture.clear();
     const pass = await pruneOnce(env.deps);
-    expect(pass).toEqual({ eventsPruned: PLATFORMS, attemptsDeleted: PLATFORMS, idempotencyDeleted: PLATFORMS });
-    const statements = capture.plans.filter((p) => /webhook_events|webhook_attempts|idempotency_records/.test(p.query));
-    expect(statements.length).toBe(3 * groups.length);
+    expect(pass).toEqual({ eventsPruned: PLATFORMS, attemptsDeleted: PLATFORMS, idempotencyDeleted: PLATFORMS, statusChangesDeleted: PLATFORMS });
+    const statements = capture.plans.filter((p) => /webhook_events|webhook_attempts|idempotency_records|status_changes/.test(p.query));
+    expect(statements.length).toBe(4 * groups.length);
     for (const p of statements) {
       expect(unprunedTables(p.plan), p.query).toEqual([]);
       expect(partitionsTouched(p.plan).size, p.query).toBeGreaterThan(0);
@@ -148,9 +155,11 @@ describe.skipIf(ON_CITUS)('sweeps on tenant tables hash-partitioned by platform_
     const left = await db.query(
       `SELECT (SELECT count(*) FROM webhook_events WHERE created_at < now() - interval '300 days' AND pruned_at IS NULL)::int AS events,
               (SELECT count(*) FROM webhook_attempts WHERE id LIKE 'WebhookAttempt:old-%')::int AS attempts,
-              (SELECT count(*) FROM idempotency_records WHERE key LIKE 'old-%')::int AS records`,
+              (SELECT count(*) FROM idempotency_records WHERE key LIKE 'old-%')::int AS records,
+              (SELECT count(*) FROM status_changes WHERE created_at < now() - interval '300 days' AND machine = 'transaction')::int AS history,
+              (SELECT count(*) FROM status_changes WHERE created_at < now() - interval '300 days' AND machine = 'customer')::int AS holds`,
     );
-    expect(left.rows[0]).toEqual({ events: 0, attempts: 0, records: 0 });
+    expect(left.rows[0]).toEqual({ events: 0, attempts: 0, records: 0, history: 0, holds: PLATFORMS });
   });
 
   it('agents: owed TRANSFER_IN pulls read per platform group, each read on one partition', async () => {
