@@ -438,7 +438,9 @@ async function measure(w: World, label: string, payOffset: number): Promise<Meas
 /**
  * Copy k's id of `old`: the same UUIDv7 with its timestamp `shift` ms earlier (so ids still sort by
  * creation; the 74 random bits kept make every copy's id distinct). One expression, so Postgres
- * inlines it. Ids stored as `uuid` (journals, entries, status changes: 30c) have no type prefix.
+ * inlines it. Ids stored as `uuid` (journals, entries, status changes: 30c) have no type prefix. The keys
+ * status changes and journals name their resource by (resource_id, reference_id: svc_resource_key, 30f) are
+ * `uuid` too: the uuid of `<Type>:<uuid>` remapped as the id's is the key of the remapped id.
  */
 const REMAP_FN = `
 CREATE FUNCTION pg_temp.remap_ts(u text, shift bigint) RETURNS text LANGUAGE sql IMMUTABLE AS
@@ -499,7 +501,7 @@ async function grow(w: World, since: Date, until: Date): Promise<void> {
   }
 }
 
-/** Columns holding ids of copied rows: remapped in every copy the same way. */
+/** Columns holding ids of copied rows, or their keys (30f): remapped in every copy the same way. */
 const REMAPPED: Record<string, string[]> = {
   quotes: ['id', 'transaction_id'],
   transactions: ['id', 'quote_id'],

@@ -547,11 +547,12 @@ async function settlementLag(w: World, ids: string[]): Promise<{ n: number; p50:
      FROM (SELECT EXTRACT(EPOCH FROM (c.created_at - p.created_at)) * 1000 AS lag,
                   EXTRACT(EPOCH FROM (b.submitted_at - p.created_at)) * 1000 AS to_bank,
                   EXTRACT(EPOCH FROM (c.created_at - b.submitted_at)) * 1000 AS from_bank
-           FROM status_changes c
+           FROM unnest($1::text[]) AS t(id)
+           -- The history names a payment by its key (issue 30, 30f: svc_resource_key), the bank's payout by its id.
+           JOIN status_changes c ON c.platform_id = $2 AND c.machine = 'transaction' AND c.to_status = 'COMPLETED' AND c.resource_id = svc_resource_key(t.id)
            JOIN status_changes p ON p.platform_id = c.platform_id AND p.machine = 'transaction' AND p.resource_id = c.resource_id AND p.to_status = 'PROCESSING'
-           LEFT JOIN sandbox_bank_payouts b ON b.idempotency_key = c.resource_id
-           WHERE c.platform_id = $2 AND c.machine = 'transaction' AND c.to_status = 'COMPLETED' AND c.resource_id = ANY($1)) x`,
-    [ids, w.platformId],
+           LEFT JOIN sandbox_bank_payouts b ON b.idempotency_key = t.id) x`,
+    [[...new Set(ids)], w.platformId],
   );
   const x = r.rows[0];
   const ms = (v: unknown) => Math.round(Number(v ?? NaN));

@@ -22,7 +22,7 @@ import { sqlIdentifier } from './sql/identifiers.js';
  *   WITH cas AS (UPDATE "transactions" SET "status" = 'PROCESSING', "pending_reason" = NULL, "updated_at" = $3
  *                 WHERE "id" = $1 AND "platform_id" = $2 AND ("status" = ANY($4::text[])) AND ("pending_reason" IS NULL)
  *                 RETURNING *),                                          -- transition(): the compare-and-set
- *        cas_history AS (INSERT INTO "status_changes" (…) SELECT $5, cas."platform_id", 'transaction', cas."id", 'execute', … FROM cas),
+ *        cas_history AS (INSERT INTO "status_changes" (…) SELECT $5, cas."platform_id", 'transaction', svc_resource_key(cas."id"), 'execute', … FROM cas),
  *        qu AS (UPDATE "quotes" SET "status" = 'PROCESSING', "executed_at" = $9 … WHERE "id" = $7 … AND (EXISTS (SELECT 1 FROM "cas")) RETURNING *),
  *        qu_history AS (INSERT INTO "status_changes" (…) SELECT … FROM qu),
  *        tev AS (INSERT INTO webhook_events (id, platform_id, type, data)

@@ -375,8 +375,11 @@ function moveCtes<T extends StatusTable, S extends string, E extends string>(
   const source = meta.scope === 'platform_id'
     ? { platform: Prisma.sql`"__t"."platform_id"`, from: Prisma.sql`${moved} JOIN ${table} "__t" ON "__t"."platform_id" ${platforms} AND "__t"."id" = ${moved}."id"` }
     : { platform: Prisma.sql`${moved}.${ident(meta.scope)}`, from: moved };
+  // The history names the row by its key (issue 30, 30f: svc_resource_key, src/platform/ids.ts resourceKey). A row
+  // whose id is a uuid already (platforms, webhook events) is its own key.
+  const resource = Prisma.sql`svc_resource_key(${moved}."id"::text)`;
   const history = Prisma.sql`INSERT INTO "status_changes" ("id", "platform_id", "machine", "resource_id", "event", "from_status", "to_status", "reason", "created_at")
-    SELECT ${historyId}, ${source.platform}, ${binding.machine}::text, ${moved}."id", ${event}::text, ${fromStatus}, ${move.to}::text, ${opts.reason ?? null}::text, ${at}::timestamptz
+    SELECT ${historyId}, ${source.platform}, ${binding.machine}::text, ${resource}, ${event}::text, ${fromStatus}, ${move.to}::text, ${opts.reason ?? null}::text, ${at}::timestamptz
       FROM ${source.from}`;
   const update: Array<[string, Prisma.Sql]> = single
     ? [[name, Prisma.sql`UPDATE ${table} SET ${assignments} WHERE ${predicate} RETURNING *`]]

@@ -3,6 +3,7 @@ import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../h
 import { anApprovedCustomer, balances, fund } from '../helpers/builders.js';
 import { operatorSetInternalAccountStatus } from '../../src/domains/ledger/index.js';
 import { runCli } from '../helpers/cli.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /** Issue 25 part B: REF's internal-account status lifecycle, its webhook, and what a FROZEN or CLOSED account may do. */
 let env: TestEnv;
@@ -46,7 +47,7 @@ describe('internal account status lifecycle', () => {
     expect(events.map((e) => e.status)).toEqual(['FROZEN', 'ACTIVE']);
     expect(events[0]).toMatchObject({ id: from, type: 'INTERNAL_FIAT', balance: { amount: 50_000 }, fundingPaymentInstructions: [] });
     const history = await env.deps.prisma.$queryRaw<Array<{ from_status: string; to_status: string; reason: string | null }>>`
-      SELECT from_status, to_status, reason FROM status_changes WHERE resource_id = ${from} ORDER BY created_at, id`;
+      SELECT from_status, to_status, reason FROM status_changes WHERE resource_id = ${resourceKey(from)}::uuid ORDER BY created_at, id`;
     expect(history.map((h) => `${h.from_status}>${h.to_status}`)).toEqual(['ACTIVE>FROZEN', 'FROZEN>ACTIVE']);
     expect(history[0]!.reason).toBe('fraud signal');
   });

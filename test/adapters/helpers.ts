@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { eventually, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, fund, usdBankAccount } from '../helpers/builders.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 export interface Payer {
   p: TestPlatform;
@@ -39,5 +40,5 @@ export function waitFor(payer: Payer, transactionId: string, status: string, ref
 
 /** How many settle journals a payment has (exactly once means 1). */
 export async function settleCount(env: TestEnv, transactionId: string): Promise<number> {
-  return env.deps.prisma.ledgerJournal.count({ where: { referenceId: transactionId, kind: 'PAYMENT_SETTLE' } });
+  return env.deps.prisma.ledgerJournal.count({ where: { referenceId: resourceKey(transactionId), kind: 'PAYMENT_SETTLE' } });
 }

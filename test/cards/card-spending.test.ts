@@ -4,6 +4,7 @@ import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { anApprovedCustomer, balances, expectLedgerConsistent, fund } from '../helpers/builders.js';
 import { registerKey, signedPatch } from './helpers.js';
 import { sweepCardTransactions, sweepProvisioning } from '../../src/domains/cards/index.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * Issue 27 "Done when", through HTTP in the sandbox: provisioning, authorization holds, clearing,
@@ -237,7 +238,7 @@ describe('the pull fails after settlement', () => {
     const after = await getTx(t.id);
     expect(after).toMatchObject({ status: 'EXCEPTION', settledAmount: { amount: 1500 }, exceptionAmount: 1500, pullSummary: { pendingCount: 0 } });
     expect(await balances(env, usd)).toEqual({ available: 5_000n, held: 0n });
-    const receivable = await env.deps.prisma.ledgerEntry.aggregate({ _sum: { amount: true }, where: { platformId: p.platformId, account: 'system:CARD_RECEIVABLE:USD', journal: { referenceId: t.id } } });
+    const receivable = await env.deps.prisma.ledgerEntry.aggregate({ _sum: { amount: true }, where: { platformId: p.platformId, account: 'system:CARD_RECEIVABLE:USD', journal: { referenceId: resourceKey(t.id) } } });
     expect(receivable._sum.amount).toBe(-1500n);
     expect((await events('CARD_TRANSACTION.EXCEPTION', t.id))[0].data).toMatchObject({ status: 'EXCEPTION' });
     await expectLedgerConsistent(env, p.platformId);

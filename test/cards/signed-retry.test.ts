@@ -3,6 +3,7 @@ import { BASE, createTestEnv, type TestEnv, type TestPlatform } from '../helpers
 import { anApprovedCustomer } from '../helpers/builders.js';
 import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { aCard, aCardholder, newSigningKey, registerKey, signedPatch, stamp } from './helpers.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 let env: TestEnv;
 let p: TestPlatform;
@@ -54,7 +55,7 @@ describe('the card state table, each row through a real P-256 signed retry', () 
       if (to === 'CLOSED') expect(retry.json().stateReason).toBe('CLOSED_BY_PLATFORM');
       const events = await eventsFor(h.card.id);
       expect(events[events.length - 1]).toEqual({ type: 'CARD.STATE_CHANGE', state: to, fundingSources: [h.usdb] });
-      const history = await env.deps.prisma.statusChange.findMany({ where: { machine: 'card', resourceId: h.card.id }, orderBy: { createdAt: 'asc' } });
+      const history = await env.deps.prisma.statusChange.findMany({ where: { machine: 'card', resourceId: resourceKey(h.card.id) }, orderBy: { createdAt: 'asc' } });
       expect(history[history.length - 1]).toMatchObject({ machine: 'card', fromStatus: from, toStatus: to });
     });
   }

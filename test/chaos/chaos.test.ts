@@ -6,6 +6,7 @@ import { call, ServiceProcess, freePort, processEnv } from '../helpers/processes
 import { OwnRedis } from '../helpers/redis-server.js';
 import { Receiver } from '../helpers/receiver.js';
 import { eventLabel } from '../../src/domains/webhooks/webhooks.model.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * The chaos test (issue 11): two API and two worker processes, a Redis of the test's own, many
@@ -308,7 +309,7 @@ describe('chaos: two APIs, two workers, faults mid-run', () => {
     const received = payments.filter((i) => i.kind === 'RECEIVE');
     expect(new Set(received.map((i) => i.transactionId)).size).toBe(received.length);
     expect(await env.deps.prisma.transaction.count({ where: { platformId: p.platformId, type: 'INCOMING' } })).toBe(received.length);
-    const settles = await env.deps.prisma.ledgerJournal.groupBy({ by: ['referenceId'], where: { platformId: p.platformId, kind: 'PAYMENT_SETTLE', referenceId: { in: received.map((i) => i.transactionId!) } }, _count: true });
+    const settles = await env.deps.prisma.ledgerJournal.groupBy({ by: ['referenceId'], where: { platformId: p.platformId, kind: 'PAYMENT_SETTLE', referenceId: { in: received.map((i) => resourceKey(i.transactionId!)) } }, _count: true });
     expect(settles.every((h) => h._count === 1)).toBe(true);
     figures.incoming = `${received.length} (${received.filter((i) => byId.get(i.transactionId!)!.status === 'COMPLETED').length} approved)`;
     expect(holds.every((h) => h._count === 1)).toBe(true);

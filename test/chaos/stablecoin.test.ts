@@ -8,6 +8,7 @@ import { bridgePublicKeyPem, signHeader, startBridge, stopBridges } from '../hel
 import { createSandboxIssuer } from '../../src/adapters/stablecoin-issuer/sandbox/index.js';
 import type { StablecoinIssuer } from '../../src/adapters/stablecoin-issuer/port.js';
 import { operatorSetTokenStatus } from '../../src/domains/stablecoin/stablecoins.service.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * Stablecoin issuance with internal accounts under chaos (issue 26, anchor 26c): two API processes and a
@@ -186,13 +187,13 @@ describe('stablecoin issuance with internal accounts under chaos', () => {
     expect(new Set(rows.map((r) => r.status))).toEqual(new Set(FINAL));
 
     // Each step posted once: a final status reached once, every journal kind at most once per operation.
-    const finals = await env.deps.prisma.statusChange.groupBy({ by: ['resourceId', 'toStatus'], where: { resourceId: { in: rows.map((r) => r.id) }, toStatus: { in: FINAL } }, _count: true });
+    const finals = await env.deps.prisma.statusChange.groupBy({ by: ['resourceId', 'toStatus'], where: { resourceId: { in: rows.map((r) => resourceKey(r.id)) }, toStatus: { in: FINAL } }, _count: true });
     expect(finals).toHaveLength(rows.length);
     expect(finals.every((f) => f._count === 1)).toBe(true);
-    const journals = await env.deps.prisma.ledgerJournal.groupBy({ by: ['referenceId', 'kind'], where: { platformId: p.platformId, referenceId: { in: rows.map((r) => r.id) } }, _count: true });
+    const journals = await env.deps.prisma.ledgerJournal.groupBy({ by: ['referenceId', 'kind'], where: { platformId: p.platformId, referenceId: { in: rows.map((r) => resourceKey(r.id)) } }, _count: true });
     expect(journals.every((j) => j._count === 1), JSON.stringify(journals.filter((j) => j._count !== 1))).toBe(true);
     for (const r of rows) {
-      const kinds = journals.filter((j) => j.referenceId === r.id).map((j) => j.kind).sort();
+      const kinds = journals.filter((j) => j.referenceId === resourceKey(r.id)).map((j) => j.kind).sort();
       const internalSource = (r.source as { type?: string }).type === 'GRID_INTERNAL_ACCOUNT';
       const held = kinds.includes('STABLECOIN_HOLD');
       const expected = [

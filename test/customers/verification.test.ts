@@ -5,6 +5,7 @@ import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { Receiver } from '../helpers/receiver.js';
 import type { RunningWorkers } from '../../src/workers.js';
 import { tempStorage, aBusiness, anIndividual, anOwner, colourPhoto, createCustomer, TINY_PDF, upload } from './helpers.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 let env: TestEnv;
 let workers: RunningWorkers;
@@ -214,7 +215,7 @@ describe('individual direct flow and the sandbox provider decisions', () => {
     const again = await submit(p, c.id);
     expect(again.verificationStatus).toBe('IN_PROGRESS');
     // The resubmission moved the customer HOLD → PENDING (the decision may already have followed).
-    const moves = await env.deps.prisma.statusChange.findMany({ where: { machine: 'customer', resourceId: c.id }, orderBy: { id: 'asc' } });
+    const moves = await env.deps.prisma.statusChange.findMany({ where: { machine: 'customer', resourceId: resourceKey(c.id) }, orderBy: { id: 'asc' } });
     expect(moves.map((m) => `${m.fromStatus}>${m.toStatus}`).slice(0, 3)).toEqual(['UNVERIFIED>PENDING', 'PENDING>HOLD', 'HOLD>PENDING']);
     await settled(p, again.id, 'APPROVED');
     expect(await kyc(p, c.id)).toBe('APPROVED');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { newId } from '../../src/platform/ids.js';
+import { newId, resourceKey } from '../../src/platform/ids.js';
 import { openInternalAccounts } from '../../src/domains/ledger/internal-accounts.service.js';
 import { eventually, type TestEnv, type TestPlatform } from './app.js';
 
@@ -114,12 +114,12 @@ export async function expectLedgerConsistent(env: TestEnv, platformId: string): 
  */
 export async function expectHeldOnce(env: TestEnv, platformId: string, transactionId: string, accountId: string, amount: bigint): Promise<void> {
   const holds = await env.deps.prisma.ledgerJournal.findMany({ where: { platformId, kind: 'PAYMENT_HOLD' }, include: { entries: true } });
-  const mine = holds.filter((j) => j.referenceId === transactionId);
+  const mine = holds.filter((j) => j.referenceId === resourceKey(transactionId));
   expect(mine, `hold journals of ${transactionId}`).toHaveLength(1);
   const moves = mine[0]!.entries.filter((e) => e.account === accountId).map((e) => `${e.bucket} ${e.amount}`).sort();
   expect(moves).toEqual([`AVAILABLE ${-amount}`, `HELD ${amount}`]);
   // Nothing else ever took money out of the available balance of this account for this payment.
-  const debits = await env.deps.prisma.ledgerEntry.findMany({ where: { platformId, account: accountId, bucket: 'AVAILABLE', amount: { lt: 0n }, journal: { referenceId: transactionId } } });
+  const debits = await env.deps.prisma.ledgerEntry.findMany({ where: { platformId, account: accountId, bucket: 'AVAILABLE', amount: { lt: 0n }, journal: { referenceId: resourceKey(transactionId) } } });
   expect(debits.map((d) => d.amount)).toEqual([-amount]);
 }
 

@@ -6,6 +6,7 @@ import { pollPayments, submitPayments } from '../../src/domains/payments/settlem
 import { queueOf } from '../../src/platform/queue.js';
 import { PAYMENTS_QUEUE, enqueueSubmit } from '../../src/domains/payments/transactions.jobs.js';
 import type { Job } from 'bullmq';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * Issue 24 (24d): the payments worker asks about the payments it polls as one batch (pollPayments): one
@@ -172,7 +173,7 @@ describe('batched polls (issue 24)', () => {
     } finally {
       await workers.close();
     }
-    expect(await env.deps.prisma.statusChange.count({ where: { platformId: s.p.platformId, machine: 'transaction', resourceId: { in: ids }, toStatus: 'COMPLETED' } })).toBe(ids.length);
+    expect(await env.deps.prisma.statusChange.count({ where: { platformId: s.p.platformId, machine: 'transaction', resourceId: { in: ids.map(resourceKey) }, toStatus: 'COMPLETED' } })).toBe(ids.length);
     await expectLedgerConsistent(env, s.p.platformId);
   }, 180_000);
 });

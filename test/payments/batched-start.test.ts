@@ -3,7 +3,7 @@ import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.j
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { ctxFor } from '../../src/deps.js';
 import { onStatement } from '../../src/platform/db.js';
-import { newId } from '../../src/platform/ids.js';
+import { newId, resourceKey } from '../../src/platform/ids.js';
 import type { IdempotencyClaim } from '../../src/platform/idempotency.js';
 import { insertStartedPayment, type StartedPayment } from '../../src/domains/payments/money-path.repo.js';
 
@@ -95,7 +95,7 @@ describe('immediate payments started together', () => {
       expect(t.status).toBe('PROCESSING');
       expect((await env.deps.prisma.quote.findFirstOrThrow({ where: { id: r.quote.id } })).status).toBe('PROCESSING');
       expect(await eventTypes(s.p.platformId, r.transaction.id)).toEqual(['OUTGOING_PAYMENT.PENDING', 'OUTGOING_PAYMENT.PROCESSING']);
-      const history = await env.deps.prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [r.transaction.id, r.quote.id] } } });
+      const history = await env.deps.prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [r.transaction.id, r.quote.id].map(resourceKey) } } });
       expect(history.map((h) => `${h.fromStatus}>${h.toStatus}`)).toEqual(['PENDING>PROCESSING', 'PENDING>PROCESSING']);
     }
     await expectLedgerConsistent(env, s.p.platformId);

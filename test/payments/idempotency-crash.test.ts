@@ -5,6 +5,7 @@ import { call, startApi, type ServiceProcess } from '../helpers/processes.js';
 import { ctxFor } from '../../src/deps.js';
 import { claimingDb, IdempotencyKeyTakenError, type IdempotencyClaim } from '../../src/platform/idempotency.js';
 import { fundSandboxAccount } from '../../src/domains/ledger/internal-accounts.service.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 // Idempotency-Key under crashes and concurrency (issue 11, docs/decisions.md "Idempotency"): the key's
 // record is written by the transaction that commits the effect, so no interleaving of requests, leases
@@ -40,7 +41,7 @@ function newLatch() {
 }
 
 async function fundJournals(platformId: string, accountId: string): Promise<number> {
-  return env.deps.prisma.ledgerJournal.count({ where: { platformId, kind: 'SANDBOX_FUNDING', referenceId: accountId } });
+  return env.deps.prisma.ledgerJournal.count({ where: { platformId, kind: 'SANDBOX_FUNDING', referenceId: resourceKey(accountId) } });
 }
 
 const quoteBody = (source: string, destination: string, amount = 1_000) => ({

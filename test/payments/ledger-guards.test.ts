@@ -28,7 +28,7 @@ async function post(journals: Array<{ id: string; entries: Entry[] }>): Promise<
   const rows = journals.flatMap((j) => j.entries.map(([account, currency, amount]) => ({ id: randomUUID(), platform_id: platformId, journal_id: j.id, account, bucket: 'AVAILABLE', currency, amount })));
   await db.query(
     `WITH j AS (INSERT INTO ledger_journals (id, platform_id, idempotency_key, kind, reference_id)
-                SELECT id, $1, id::text, 'TEST', id::text FROM unnest($2::uuid[]) AS id RETURNING 1)
+                SELECT id, $1, id::text, 'TEST', svc_resource_key('Transaction:' || id) FROM unnest($2::uuid[]) AS id RETURNING 1)
      INSERT INTO ledger_entries (id, platform_id, journal_id, account, bucket, currency, amount)
      SELECT id, platform_id, journal_id, account, bucket, currency, amount FROM json_populate_recordset(NULL::ledger_entries, $3::json)`,
     [platformId, journals.map((j) => j.id), JSON.stringify(rows)],

@@ -4,6 +4,7 @@ import { applyPayoutReport } from '../../src/domains/payments/settlement.service
 import { enqueueRefund } from '../../src/domains/payments/transactions.jobs.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { Receiver } from '../helpers/receiver.js';
+import { resourceKey } from '../../src/platform/ids.js';
 import { anEuCustomer, loginWithSms } from '../sca/helpers.js';
 import { resourceKey } from '../../src/platform/ids.js';
 
@@ -70,9 +71,9 @@ async function startRows(s: Setup, transactionId: string, key?: string) {
   const prisma = env.deps.prisma;
   const t = await prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
   const q = await prisma.quote.findFirstOrThrow({ where: { id: t.quoteId! } });
-  const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: t.id } });
+  const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: resourceKey(t.id) } });
   const entries = await prisma.ledgerEntry.findMany({ where: { journalId: { in: journals.map((j) => j.id) } }, orderBy: [{ bucket: 'asc' }] });
-  const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id] }, toStatus: 'PROCESSING' }, orderBy: [{ machine: 'asc' }] });
+  const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id].map(resourceKey) }, toStatus: 'PROCESSING' }, orderBy: [{ machine: 'asc' }] });
   const events = await prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   const record = key ? await prisma.idempotencyRecord.findUnique({ where: { platformId_key: { platformId: s.p.platformId, key } } }) : null;
   const processing = events.filter((e) => e.type === 'OUTGOING_PAYMENT.PROCESSING' && (e.data as { id: string }).id === t.id);
@@ -284,8 +285,8 @@ describe("one writer per agent's payment waiting for its platform", () => {
     return {
       transaction: { status: t.status, pendingReason: t.pendingReason, counted: t.agentCountedAmount, askedAt: t.approvalRequestedAt?.getTime() === t.updatedAt.getTime() },
       quote: { status: q.status, validFor: q.expiresAt.getTime() - t.approvalRequestedAt!.getTime() },
-      history: await prisma.statusChange.count({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id] } } }),
-      journals: await prisma.ledgerJournal.count({ where: { platformId: s.p.platformId, referenceId: t.id } }),
+      history: await prisma.statusChange.count({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id].map(resourceKey) } } }),
+      journals: await prisma.ledgerJournal.count({ where: { platformId: s.p.platformId, referenceId: resourceKey(t.id) } }),
       events: about(t.id).map((e) => `${e.type} ${(e.data as { pendingReason?: string }).pendingReason ?? '-'}`),
       action: { status: action.status, events: about(action.id).map((e) => e.type) },
     };
@@ -331,7 +332,7 @@ describe('one writer per quote created PENDING', () => {
     expect(events.map((e) => [e.type, (e.data as { status: string }).status])).toEqual([['OUTGOING_PAYMENT.PENDING', 'PENDING']]);
     const record = await prisma.idempotencyRecord.findUniqueOrThrow({ where: { platformId_key: { platformId: s.p.platformId, key: 'pending' } } });
     expect([record.state, record.resourceId]).toEqual(['COMMITTED', q.id]);
-    expect(await prisma.ledgerJournal.count({ where: { platformId: s.p.platformId, referenceId: t.id } })).toBe(0);
+    expect(await prisma.ledgerJournal.count({ where: { platformId: s.p.platformId, referenceId: resourceKey(t.id) } })).toBe(0);
     const again = await s.p.request({ method: 'POST', url: '/quotes', payload: body(s, 1_400, false), headers: { 'idempotency-key': 'pending' } });
     expect([again.statusCode, again.json().id]).toEqual([201, q.id]);
     expect(await prisma.quote.count({ where: { platformId: s.p.platformId } })).toBe(1);
@@ -343,8 +344,8 @@ describe('one writer per incoming payment', () => {
   async function incomingRows(s: Setup, transactionId: string, key?: string) {
     const prisma = env.deps.prisma;
     const t = await prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
-    const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: t.id }, orderBy: [{ id: 'asc' }] });
-    const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: t.id }, orderBy: [{ id: 'asc' }] });
+    const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: resourceKey(t.id) }, orderBy: [{ id: 'asc' }] });
+    const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: resourceKey(t.id) }, orderBy: [{ id: 'asc' }] });
     const entries = await prisma.ledgerEntry.findMany({ where: { journalId: { in: journals.map((j) => j.id) } } });
     const events = (await prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId }, orderBy: [{ id: 'asc' }] })).filter((e) => (e.data as { id: string }).id === t.id);
     const record = key ? await prisma.idempotencyRecord.findUnique({ where: { platformId_key: { platformId: s.p.platformId, key } } }) : null;
@@ -453,9 +454,9 @@ describe('one writer per settlement, failure, refund and return', () => {
     const prisma = env.deps.prisma;
     const t = await prisma.transaction.findFirstOrThrow({ where: { id: transactionId } });
     const q = await prisma.quote.findFirstOrThrow({ where: { id: t.quoteId! } });
-    const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: t.id }, orderBy: [{ id: 'asc' }] });
+    const journals = await prisma.ledgerJournal.findMany({ where: { platformId: s.p.platformId, referenceId: resourceKey(t.id) }, orderBy: [{ id: 'asc' }] });
     const entries = await prisma.ledgerEntry.findMany({ where: { journalId: { in: journals.map((j) => j.id) } }, orderBy: [{ account: 'asc' }, { bucket: 'asc' }] });
-    const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id] } }, orderBy: [{ id: 'asc' }] });
+    const history = await prisma.statusChange.findMany({ where: { platformId: s.p.platformId, resourceId: { in: [t.id, q.id].map(resourceKey) } }, orderBy: [{ id: 'asc' }] });
     const events = (await prisma.webhookEvent.findMany({ where: { platformId: s.p.platformId }, orderBy: [{ id: 'asc' }] })).filter((e) => (e.data as { id: string }).id === t.id);
     const name = (account: string) => (account === s.usd ? 'source' : account);
     return {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 // Issue 24: on the money-moving POSTs the Idempotency-Key's record is written by the effect's own
 // statement — no Redis lease, no read before, no stored body after — and a repeat is answered from the
@@ -109,7 +110,7 @@ describe('Idempotency-Key written by the effect', () => {
     // Without the key, the same call is what it is: the quote is no longer PENDING.
     const unkeyed = await s.p.request({ method: 'POST', url: `/quotes/${q.id}/execute` });
     expect(unkeyed.statusCode).toBe(409);
-    expect(await env.deps.prisma.ledgerJournal.count({ where: { platformId: s.p.platformId, kind: 'PAYMENT_HOLD', referenceId: q.transactionId } })).toBe(1);
+    expect(await env.deps.prisma.ledgerJournal.count({ where: { platformId: s.p.platformId, kind: 'PAYMENT_HOLD', referenceId: resourceKey(q.transactionId) } })).toBe(1);
   });
 
   it('transfer-out and transfer-in repeats answer the one transfer their key made', async () => {

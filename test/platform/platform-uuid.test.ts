@@ -54,7 +54,9 @@ describe('migration 20270114000000_platform_id_uuid', () => {
       const fkCount = await fks();
       expect(fkCount).toBeGreaterThan(10);
 
-      expect((await migrate(url)).applied).toEqual([MIGRATION]);
+      // This migration alone (later ones would follow it in the default directory).
+      cpSync(path.join(dir, MIGRATION), path.join(before, MIGRATION), { recursive: true });
+      expect((await migrate(url, before)).applied).toEqual([MIGRATION]);
 
       const types = await db.query<{ type: string; n: number }>(
         `SELECT data_type AS type, count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'platform_id' GROUP BY 1`,

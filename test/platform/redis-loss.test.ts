@@ -10,6 +10,7 @@ import { anIndividual, colourPhoto, createCustomer, tempStorage, upload } from '
 import { anEuCustomer, enrollTotp } from '../sca/helpers.js';
 import type { RunningWorkers } from '../../src/workers.js';
 import { eventLabel } from '../../src/domains/webhooks/webhooks.model.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * Issue 11, items 2 and 3: every retry schedule survives the loss of Redis, and payments always reach a
@@ -99,7 +100,7 @@ async function pay(p: TestPlatform, from: string, destination: string, amount: n
   return q.json().transactionId as string;
 }
 
-const journals = (transactionId: string, kind: string) => env.deps.prisma.ledgerJournal.count({ where: { referenceId: transactionId, kind } });
+const journals = (transactionId: string, kind: string) => env.deps.prisma.ledgerJournal.count({ where: { referenceId: resourceKey(transactionId), kind } });
 
 describe('Redis loses its data (FLUSHDB) with work of every kind queued', () => {
   it('after a worker restart everything completes exactly once: webhooks, payments, refunds, checks, KYC, liveness, resets', async () => {
@@ -204,12 +205,12 @@ describe('Redis loses its data (FLUSHDB) with work of every kind queued', () => 
     // The other queues' work, each applied once.
     await eventually(async () => (await p.request({ method: 'GET', url: `/platform/external-accounts/${newAccount.json().id}` })).json().status === 'ACTIVE', 30_000, 100);
     for (const id of verifications) await eventually(async () => (await p.request({ method: 'GET', url: `/verifications/${id}` })).json().verificationStatus === 'APPROVED', 30_000, 100);
-    for (const id of verifications) expect(await env.deps.prisma.statusChange.count({ where: { machine: 'verification', resourceId: id, event: 'approve' } })).toBe(1);
+    for (const id of verifications) expect(await env.deps.prisma.statusChange.count({ where: { machine: 'verification', resourceId: resourceKey(id), event: 'approve' } })).toBe(1);
     await eventually(async () => (await p.request({ method: 'GET', url: walletPath })).json().status === 'ACTIVE', 30_000, 100);
-    expect(await env.deps.prisma.statusChange.count({ where: { machine: 'external-account', resourceId: wallet.json().id, toStatus: 'ACTIVE' } })).toBe(1);
+    expect(await env.deps.prisma.statusChange.count({ where: { machine: 'external-account', resourceId: resourceKey(wallet.json().id), toStatus: 'ACTIVE' } })).toBe(1);
     const resetPath = `/sca/factors/reset/${reset.json().resetId}?customerId=${sca.customerId}`;
     await eventually(async () => (await p.request({ method: 'GET', url: resetPath })).json().status === 'LIVENESS_PASSED', 30_000, 100);
-    expect(await env.deps.prisma.statusChange.count({ where: { machine: 'sca-factor-reset', resourceId: reset.json().resetId, toStatus: 'LIVENESS_PASSED' } })).toBe(1);
+    expect(await env.deps.prisma.statusChange.count({ where: { machine: 'sca-factor-reset', resourceId: resourceKey(reset.json().resetId), toStatus: 'LIVENESS_PASSED' } })).toBe(1);
 
     // Every webhook event (those mid-retry when Redis was flushed included) delivered and recorded DELIVERED.
     await eventually(async () => (await env.deps.prisma.webhookEvent.count({ where: { platformId: p.platformId, deliveryStatus: { not: 'DELIVERED' } } })) === 0, 60_000, 100);

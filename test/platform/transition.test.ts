@@ -11,6 +11,7 @@ import { transitionTransaction } from '../../src/domains/payments/transactions.r
 import { submitPayment } from '../../src/domains/payments/settlement.service.js';
 import type { CardEvent } from '../../src/domains/cards/cards.model.js';
 import type { Card, Transaction } from '../../src/generated/prisma/client.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * transition() (src/platform/state-machine.ts) against the real database: under concurrency (two moves
@@ -79,7 +80,7 @@ const asError = (e: unknown) => {
 
 async function historyOf(ctx: Ctx, cardId: string) {
   // The issuer's activation at creation (PROCESSING → ACTIVE, issue 27) happens before the moves under test.
-  const rows = await ctx.db.statusChange.findMany({ where: { machine: 'card', resourceId: cardId, NOT: { event: 'activate' } }, orderBy: { id: 'asc' } });
+  const rows = await ctx.db.statusChange.findMany({ where: { machine: 'card', resourceId: resourceKey(cardId), NOT: { event: 'activate' } }, orderBy: { id: 'asc' } });
   return rows.map((r) => `${r.event}: ${r.fromStatus}>${r.toStatus}`);
 }
 
@@ -161,7 +162,7 @@ describe('a lost race on the money lifecycle', () => {
     expect(asError(loser)).toEqual(asError(illegal));
     expect(asError(loser)).toMatchObject({ status: 409, code: 'INVALID_STATE_TRANSITION', details: { event: 'cancel', from: 'FAILED', resourceId: t.id } });
 
-    const history = await ctx.db.statusChange.findMany({ where: { resourceId: { in: [t.id, t.quoteId!] } }, orderBy: { id: 'asc' } });
+    const history = await ctx.db.statusChange.findMany({ where: { resourceId: { in: [t.id, t.quoteId!].map(resourceKey) } }, orderBy: { id: 'asc' } });
     expect(history.map((h) => `${h.machine} ${h.event}: ${h.fromStatus}>${h.toStatus} (${h.reason})`)).toEqual([
       'transaction cancel: PENDING>FAILED (USER_CANCELLATION)',
       'quote cancel: PENDING>FAILED (null)',
@@ -203,7 +204,7 @@ describe('what a move costs', () => {
 
 describe('the money path writes the history transition() writes', () => {
   const historyOfPayment = async (ctx: Ctx, t: { id: string; quoteId: string }) =>
-    (await ctx.db.statusChange.findMany({ where: { resourceId: { in: [t.id, t.quoteId] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(
+    (await ctx.db.statusChange.findMany({ where: { resourceId: { in: [t.id, t.quoteId].map(resourceKey) } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })).map(
       (h) => `${h.machine} ${h.event}: ${h.fromStatus}>${h.toStatus}`,
     );
 

@@ -5,6 +5,7 @@ import { createTestEnv, eventually, type TestEnv, type TestPlatform } from '../h
 import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerConsistent, fund, usdBankAccount } from '../helpers/builders.js';
 import { operatorSetInternalAccountStatus } from '../../src/domains/ledger/index.js';
 import type { RunningWorkers } from '../../src/workers.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * Issue 25 (anchor 25c): REF's incoming-payment approval handshake, date-only list bounds and REF's beneficiary
@@ -94,7 +95,7 @@ describe('incoming-payment approval handshake (REF)', () => {
     expect(asked[0].data).toMatchObject({ id: t.id, status: 'PENDING', pendingReason: 'PLATFORM_APPROVAL', type: 'INCOMING', requestedReceiverCustomerInfoFields: [] });
     await waitStatus(p, t.id, 'COMPLETED');
     expect((await balances(env, c.accounts.USD!)).available).toBe(2500n);
-    const moves = await env.deps.prisma.statusChange.findMany({ where: { resourceId: t.id, machine: 'transaction' }, orderBy: { createdAt: 'asc' } });
+    const moves = await env.deps.prisma.statusChange.findMany({ where: { resourceId: resourceKey(t.id), machine: 'transaction' }, orderBy: { createdAt: 'asc' } });
     expect(moves.map((m) => `${m.fromStatus}>${m.toStatus}`)).toEqual(['CREATED>PENDING', 'PENDING>PROCESSING', 'PROCESSING>COMPLETED']);
     // The in-flow event is never handed to the relay as well: one delivery attempt, recorded.
     const pendingEvents = (await eventsOf(p.platformId, t.id)).filter((e) => e.type === 'INCOMING_PAYMENT.PENDING');
@@ -112,7 +113,7 @@ describe('incoming-payment approval handshake (REF)', () => {
     expect(t.pendingReason).toBeUndefined();
     expect((await balances(env, c.accounts.USD!)).available).toBe(0n);
     await eventually(async () => (await eventsOf(p.platformId, t.id)).some((e) => e.type === 'INCOMING_PAYMENT.REJECTED'));
-    const history = await env.deps.prisma.statusChange.findFirst({ where: { resourceId: t.id, toStatus: 'REJECTED' } });
+    const history = await env.deps.prisma.statusChange.findFirst({ where: { resourceId: resourceKey(t.id), toStatus: 'REJECTED' } });
     expect(history?.reason).toBe('restricted jurisdiction');
     const list = (await p.request({ method: 'GET', url: '/transactions?status=REJECTED' })).json();
     expect(list.data.map((x: { id: string }) => x.id)).toEqual([t.id]);

@@ -4,6 +4,7 @@ import { anApprovedCustomer } from '../helpers/builders.js';
 import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import type { RunningWorkers } from '../../src/workers.js';
 import { anEuCustomer, enrollTotp, loginWithTotp, totpNow, nextTotpStep } from './helpers.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 let env: TestEnv;
 let p: TestPlatform;
@@ -74,7 +75,7 @@ describe('SCA factor reset', () => {
     nextTotpStep(env);
     await enrollTotp(env, p, c.customerId);
     expect((await read(c.customerId, resetId)).json().enrollmentStatus).toBe('COMPLETED');
-    const history = await env.deps.prisma.statusChange.findMany({ where: { machine: 'sca-factor-reset', resourceId: resetId }, orderBy: { id: 'asc' } });
+    const history = await env.deps.prisma.statusChange.findMany({ where: { machine: 'sca-factor-reset', resourceId: resourceKey(resetId) }, orderBy: { id: 'asc' } });
     expect(history.map((h) => `${h.fromStatus}>${h.toStatus}`)).toEqual(['INITIATED>PENDING_REVIEW', 'PENDING_REVIEW>LIVENESS_PASSED', 'LIVENESS_PASSED>COMPLETED']);
   });
 

@@ -4,6 +4,7 @@ import { assertMatchesResponseSchema } from '../helpers/openapi.js';
 import { operatorSetStablecoinEnablement } from '../../src/domains/stablecoin/stablecoin.service.js';
 import { stablecoinEnablementTransitions, STABLECOIN_ENABLEMENT_STATUSES } from '../../src/domains/stablecoin/stablecoin.model.js';
 import { runCli } from '../helpers/cli.js';
+import { platformLabel, resourceKey } from '../../src/platform/ids.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ describe('stablecoin enablement', () => {
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual(first.json());
     expect((await get(p)).json()).toEqual(first.json());
-    const history = await env.deps.prisma.statusChange.findMany({ where: { resourceId: p.platformId, machine: 'stablecoin-enablement' } });
+    const history = await env.deps.prisma.statusChange.findMany({ where: { resourceId: resourceKey(platformLabel(p.platformId)), machine: 'stablecoin-enablement' } });
     expect(history).toHaveLength(1);
   });
 
@@ -37,7 +38,7 @@ describe('stablecoin enablement', () => {
     const p = await env.platform();
     const results = await Promise.all(Array.from({ length: 8 }, () => request(p)));
     expect(results.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
-    expect(await env.deps.prisma.statusChange.count({ where: { resourceId: p.platformId, machine: 'stablecoin-enablement' } })).toBe(1);
+    expect(await env.deps.prisma.statusChange.count({ where: { resourceId: resourceKey(platformLabel(p.platformId)), machine: 'stablecoin-enablement' } })).toBe(1);
   });
 
   it('ENABLING, ENABLED and DISABLED come only from the operator; requesting from them is 409 STABLECOIN_GRID_ENABLEMENT_NOT_REQUESTABLE', async () => {

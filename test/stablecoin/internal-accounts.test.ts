@@ -7,6 +7,7 @@ import { sparkAddress } from '../unit/external-accounts/fixtures.js';
 import { reconcileOperations } from '../../src/domains/stablecoin/issuance.jobs.js';
 import { operatorSetTokenStatus } from '../../src/domains/stablecoin/stablecoins.service.js';
 import { operatorSetInternalAccountStatus } from '../../src/domains/ledger/index.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /*
  * Issue 26 (26c): the internal-account variants REF reserves — a mint funded from an internal account, a mint
@@ -33,7 +34,7 @@ const balanceEvents = async (p: TestPlatform, accountId: string) =>
   (await env.deps.prisma.webhookEvent.findMany({ where: { platformId: p.platformId, type: 'INTERNAL_ACCOUNT.BALANCE_UPDATED' }, orderBy: { id: 'asc' } }))
     .map((r) => r.data as { id: string; balance: { amount: number }; totalBalance: { amount: number } })
     .filter((e) => e.id === accountId);
-const journals = (p: TestPlatform, opId: string) => env.deps.prisma.ledgerJournal.findMany({ where: { platformId: p.platformId, referenceId: opId }, orderBy: { kind: 'asc' } }).then((js) => js.map((j) => j.kind));
+const journals = (p: TestPlatform, opId: string) => env.deps.prisma.ledgerJournal.findMany({ where: { platformId: p.platformId, referenceId: resourceKey(opId) }, orderBy: { kind: 'asc' } }).then((js) => js.map((j) => j.kind));
 
 /** Walks a funded operation to its final status: the sandbox provider takes one step per STEP_MS. */
 async function finish(p: TestPlatform, id: string): Promise<string> {

@@ -7,6 +7,7 @@ import { sparkAddress } from '../unit/external-accounts/fixtures.js';
 import { expireOperations, reconcileOperations, reverifyCredentials } from '../../src/domains/stablecoin/issuance.jobs.js';
 import { operatorSetTokenStatus } from '../../src/domains/stablecoin/stablecoins.service.js';
 import { runCli } from '../helpers/cli.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -128,7 +129,7 @@ describe('stablecoin provider accounts', () => {
     expect((await get(p, `/stablecoin-provider-accounts/${account.id}`)).json().status).toBe('INVALID');
     const mint = await post(p, `/stablecoins/${token.id}/mints`, wireMint(wallet));
     expect(mint.json()).toMatchObject({ status: 400, code: 'STABLECOIN_PROVIDER_ACCOUNT_INVALID' });
-    const history = await env.deps.prisma.statusChange.findMany({ where: { resourceId: account.id } });
+    const history = await env.deps.prisma.statusChange.findMany({ where: { resourceId: resourceKey(account.id) } });
     expect(history.map((h) => `${h.fromStatus}->${h.toStatus}`)).toEqual(['ACTIVE->INVALID']);
   });
 });
@@ -208,7 +209,7 @@ describe('stablecoin operations', () => {
       expect((await get(p, `/stablecoin-operations/${op.id}`)).json().status).toBe(expected);
     }
     await reconcileOperations(env.deps);
-    const history = await env.deps.prisma.statusChange.findMany({ where: { resourceId: op.id }, orderBy: { createdAt: 'asc' } });
+    const history = await env.deps.prisma.statusChange.findMany({ where: { resourceId: resourceKey(op.id) }, orderBy: { createdAt: 'asc' } });
     expect(history.map((h) => h.toStatus)).toEqual(['PENDING_FUNDING', 'PENDING_PROVIDER', 'PROCESSING', 'COMPLETED']);
     const done = (await get(p, `/stablecoin-operations/${op.id}`)).json();
     expect(done.providerStatus).toBe('complete');

@@ -6,6 +6,7 @@ import { bridgePublicKeyPem, otherKey, signHeader, startBridge, stopBridges } fr
 import { sandboxIssuerHarness } from '../contracts/stablecoin-issuer.harness.js';
 import type { IssuerContractHarness } from '../contracts/stablecoin-issuer.contract.js';
 import { sparkAddress } from '../unit/external-accounts/fixtures.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * The service configured with the http-issuer bridge (STABLECOIN_ISSUER_PROVIDER=http-issuer): mints go
@@ -58,7 +59,7 @@ describe('stablecoin issuer over the http bridge, with provider webhooks', () =>
     expect(accepted.statusCode, accepted.body).toBe(200);
     expect(await status()).toBe('PENDING_PROVIDER');
     expect((await push(body, signHeader(body))).statusCode).toBe(200);
-    expect(await env.deps.prisma.statusChange.count({ where: { resourceId: row.id, toStatus: 'PENDING_PROVIDER' } })).toBe(1);
+    expect(await env.deps.prisma.statusChange.count({ where: { resourceId: resourceKey(row.id), toStatus: 'PENDING_PROVIDER' } })).toBe(1);
 
     const unknown = JSON.stringify({ reference: 'sbxop_never_issued' });
     expect((await push(unknown, signHeader(unknown))).statusCode).toBe(404);

@@ -5,6 +5,7 @@ import { renderContactCode } from '../../src/adapters/notifier/message.js';
 import type { ContactCodeMessage } from '../../src/adapters/notifier/port.js';
 import { sweepOwedWallets, sweepWalletCredits } from '../../src/domains/wallet/index.js';
 import { aWalletCustomer, otpLogin, stampOf, type ClientKey } from './helpers.js';
+import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * Issue 28, the rest (anchor 28b): the customer's contact change as a signed retry that moves every tied OTP
@@ -191,7 +192,7 @@ describe('incoming funds are credited passively, once', () => {
     const types = (await env.deps.prisma.webhookEvent.findMany({ where: { platformId: p.platformId } })).filter((e) => JSON.stringify(e.data).includes(transactionId) || (e.data as { id?: string }).id === w.accountId).map((e) => e.type);
     expect(types.filter((x) => x === 'INCOMING_PAYMENT.COMPLETED')).toHaveLength(1);
     expect(types).toContain('INTERNAL_ACCOUNT.BALANCE_UPDATED');
-    expect(await env.deps.prisma.ledgerJournal.count({ where: { platformId: p.platformId, referenceId: transactionId } })).toBe(1);
+    expect(await env.deps.prisma.ledgerJournal.count({ where: { platformId: p.platformId, referenceId: resourceKey(transactionId) } })).toBe(1);
   });
 
   it('a credit recorded but not booked (the process died between) is booked by the sweep, once', async () => {

@@ -1,7 +1,7 @@
 import type { CardTransaction } from '../../generated/prisma/client.js';
 import type { Ctx } from '../../deps.js';
 import type { TenantTx } from '../../platform/db.js';
-import { newId, newUuid } from '../../platform/ids.js';
+import { newId, newUuid, resourceKey } from '../../platform/ids.js';
 import { recordEvent } from '../../platform/outbox.js';
 import { statusColumn, transition } from '../../platform/state-machine.js';
 import { gatedJournalCtes, postJournal, systemAccount, type Posting } from '../ledger/index.js';
@@ -147,10 +147,10 @@ function declineRow(row: CardTransaction): Record<string, unknown> {
   return out;
 }
 
-/** The status history row of a decided authorization (its first status). */
+/** The status history row of a decided authorization (its first status), under the card transaction's key (30f). */
 function historyRow(ctx: Ctx, row: CardTransaction): Record<string, unknown> {
   const approved = row.status !== 'DECLINED';
-  return { id: newUuid(), platformId: ctx.platformId, machine: 'card_transaction', resourceId: row.id, event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: row.declineReason, createdAt: row.createdAt };
+  return { id: newUuid(), platformId: ctx.platformId, machine: 'card_transaction', resourceId: resourceKey(row.id), event: approved ? 'authorize' : 'decline', fromStatus: null, toStatus: row.status, reason: row.declineReason, createdAt: row.createdAt };
 }
 
 /** The CARD_TRANSACTION events of an approval (a single-message one is settled at once: AUTHORIZED then SETTLED). */

@@ -1,7 +1,7 @@
 import type { OneStatement } from '../../platform/one-statement.js';
 import { currencyOf } from '../../platform/currencies.js';
 import { invariant } from '../../platform/errors.js';
-import { newUuid } from '../../platform/ids.js';
+import { newUuid, resourceKey } from '../../platform/ids.js';
 import { checkedAfterKeyLookup, plannedForAnyValue } from '../../platform/sql/planner.js';
 import { snakeCase } from '../../platform/column-names.js';
 import { unbalancedCurrencies, type Posting } from './ledger.model.js';
@@ -34,7 +34,8 @@ export function journalsCtes(
     invariant(unbalancedCurrencies(postings).length === 0, `journal ${x.key} does not balance`);
     return { key: x.key, kind: x.kind, referenceId: x.referenceId, id: newUuid(), postings };
   });
-  const journalRows = journals.map((x) => ({ id: x.id, platformId: j.platformId, idempotencyKey: x.key, kind: x.kind, referenceId: x.referenceId ?? undefined, createdAt: j.at }));
+  // reference_id holds the referenced resource's key (a uuid, issue 30 30f), never its id.
+  const journalRows = journals.map((x) => ({ id: x.id, platformId: j.platformId, idempotencyKey: x.key, kind: x.kind, referenceId: x.referenceId != null ? resourceKey(x.referenceId) : undefined, createdAt: j.at }));
   const entryRows = journals.flatMap((x) => x.postings.map((p) => ({ id: newUuid(), platformId: j.platformId, journalId: x.id, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount, createdAt: j.at })));
   // unlessPosted (postJournal's rule): a key posted before writes nothing and is no error; the rest follows the journal's insert.
   const posted = j.unlessPosted ? `EXISTS (SELECT 1 FROM ${j.prefix}_j)` : undefined;
@@ -156,7 +157,7 @@ export function gatedJournalCtes(
   }
   if (postings.length === 0) return posted;
   const journalId = newUuid();
-  s.insertIf(`${j.prefix}_j`, 'ledger_journals', [{ id: journalId, platformId: j.platformId, idempotencyKey: j.key, kind: j.kind, referenceId: j.referenceId, createdAt: j.at }], posted);
+  s.insertIf(`${j.prefix}_j`, 'ledger_journals', [{ id: journalId, platformId: j.platformId, idempotencyKey: j.key, kind: j.kind, referenceId: resourceKey(j.referenceId), createdAt: j.at }], posted);
   s.insertIf(`${j.prefix}_e`, 'ledger_entries', postings.map((p) => ({ id: newUuid(), platformId: j.platformId, journalId, account: p.account, bucket: p.bucket, currency: p.currency, amount: p.amount, createdAt: j.at })), posted);
   return posted;
 }

@@ -8,7 +8,7 @@ import { invariant } from '../../platform/errors.js';
 import { IllegalTransitionError, statusColumn, transitionCtes } from '../../platform/state-machine.js';
 import { JsonText, OneStatement, runIn } from '../../platform/one-statement.js';
 import { jsonText } from '../../platform/outbox.js';
-import { newId, newUuid } from '../../platform/ids.js';
+import { newId, newUuid, resourceKey } from '../../platform/ids.js';
 import { Prisma, type Transaction } from '../../generated/prisma/client.js';
 import {
   quoteLifecycle, refundLifecycle, refundTransitions, transactionLifecycle, transactionTransitions,
@@ -138,11 +138,11 @@ export function transactionEventsCte(s: OneStatement, platformId: string, states
 /**
  * CTE `<name>`: the status_changes rows of rows inserted already moved (a quote created and executed at
  * once, an incoming payment credited or refused on arrival): each listed event of the lifecycle as
- * transition() would have written it, from the event's first `from` to its `to`.
+ * transition() would have written it, from the event's first `from` to its `to`, under the resource's key (resourceKey, 30f).
  */
 export function insertedMovesCte(s: OneStatement, name: string, platformId: string, moves: ReadonlyArray<{ machine: string; resourceId: string; events: readonly TransactionEvent[]; at: Date; reason?: string | null }>): void {
   s.insert(name, 'status_changes', moves.flatMap((m) => m.events.map((event) => ({
-    id: newUuid(), platformId, machine: m.machine, resourceId: m.resourceId, event,
+    id: newUuid(), platformId, machine: m.machine, resourceId: resourceKey(m.resourceId), event,
     fromStatus: transactionTransitions[event].from[0], toStatus: transactionTransitions[event].to, ...(m.reason ? { reason: m.reason } : {}), createdAt: m.at,
   }))));
 }

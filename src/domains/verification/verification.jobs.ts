@@ -8,7 +8,7 @@ import type { KycOutcome } from '../../adapters/kyc/port.js';
 import { moveCustomerStatus } from '../customers/index.js';
 import { IDENTITY_DOCUMENTS, OPEN_STATUSES, rejectionErrorType, type VerificationError } from './verification.model.js';
 import { moveOwners, moveVerification } from './verification.service.js';
-import { currentJobData } from '../../platform/ids.js';
+import { currentJobData, resourceKey } from '../../platform/ids.js';
 
 export const KYC_QUEUE = 'kyc-decisions';
 
@@ -44,7 +44,7 @@ export async function processDecision(deps: AppDeps, job: DecisionJob): Promise<
   if (!v || !OPEN_STATUSES.includes(v.status as (typeof OPEN_STATUSES)[number])) return 'SKIPPED';
   const customer = await ctx.db.customer.findFirstOrThrow({ where: { id: v.customerId } });
   const owners = await ctx.db.beneficialOwner.findMany({ where: { customerId: customer.id } });
-  const previousHolds = await ctx.db.statusChange.count({ where: { resourceId: customer.id, machine: 'customer', event: 'hold' } });
+  const previousHolds = await ctx.db.statusChange.count({ where: { resourceId: resourceKey(customer.id), machine: 'customer', event: 'hold' } });
   const businessInfo = (customer.businessInfo ?? {}) as Record<string, unknown>;
   const outcome: KycOutcome = await deps.adapters.kyc.decide({
     caseId: v.id,
