@@ -6,7 +6,6 @@ import { anActiveExternalAccount, anApprovedCustomer, balances, expectLedgerCons
 import { Receiver } from '../helpers/receiver.js';
 import { resourceKey } from '../../src/platform/ids.js';
 import { anEuCustomer, loginWithSms } from '../sca/helpers.js';
-import { resourceKey } from '../../src/platform/ids.js';
 
 /**
  * Issue 24: one writer per money operation. Whatever starts a payment — POST /quotes with
