@@ -103,7 +103,7 @@ export function newUuid(): string {
  * (issue 30, 30f): webhook events' `resource_id`, status changes' `resource_id`, ledger journals'
  * `reference_id`. The uuid of `<Type>:<uuid>` (uuids are unique across types), a bare uuid itself (an id stored
  * as `uuid`); any other id (a test's own, an older format) its MD5 as a uuid, so every id has one key. The database computes the same with
- * `svc_resource_key(text)` (migration 20270115000000_resource_key); test/unit/ids.test.ts holds them equal.
+ * `svc_resource_key(text)` (migration 20270115000000_resource_key); test/platform/resource-key.test.ts holds them equal.
  */
 export function resourceKey(id: string): string {
   const colon = id.indexOf(':');

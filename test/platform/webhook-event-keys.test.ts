@@ -53,7 +53,9 @@ describe('migration 20270115010000_webhook_event_keys', () => {
       await db.query(`UPDATE webhook_events SET data = data - 'id', pruned_at = now() WHERE id = ANY($1::text[])`, [[e2, e3, e4].map((e) => `Webhook:${e}`)]);
       await db.query(`INSERT INTO webhook_attempts (id, platform_id, event_id, url, latency_ms, outcome) VALUES ($1, $2, $3, 'https://hooks.example.com/x', 3, 'DELIVERED')`, [`WebhookAttempt:${randomUUID()}`, platform, `Webhook:${e1}`]);
 
-      expect((await migrate(url)).applied).toEqual([MIGRATION]);
+      // This migration alone (later ones would follow it in the default directory).
+      cpSync(path.join(dir, MIGRATION), path.join(before, MIGRATION), { recursive: true });
+      expect((await migrate(url, before)).applied).toEqual([MIGRATION]);
 
       const types = await db.query(`SELECT table_name || '.' || column_name AS c, data_type FROM information_schema.columns
         WHERE (table_name, column_name) IN (('webhook_events', 'id'), ('webhook_events', 'resource_id'), ('webhook_attempts', 'event_id')) ORDER BY 1`);
