@@ -25,7 +25,8 @@
  * the API and worker to start), BENCH_GROWTH_QUIET_S (600 s for the payments in flight to finish),
  * BENCH_DATABASE_ROOT,
  * BENCH_GROWTH_REST_SAMPLE (50000 payments for the at-rest figure), BENCH_GROWTH_AT_REST_URL (only that figure, of
- * the database named), REDIS_URL, BENCH_KEEP_DB=1. Disk: about 20 GB at 2 M payments (dropped at the end).
+ * the database named), BENCH_GROWTH_REMEASURE_URL (the large size's measurements again on a kept database),
+ * REDIS_URL, BENCH_KEEP_DB=1. Disk: about 20 GB at 2 M payments (dropped at the end).
  * Storage is printed per table (heap with TOAST / indexes, bytes per payment) and per index at both sizes, and
  * at rest: the six payment tables' bytes per payment older than the payload retention window (measureAtRest),
  * the figure the 8 KB target is checked against.
@@ -39,6 +40,9 @@ import { migrate } from '../src/cli/db-migrate.js';
 import { createPrisma } from '../src/platform/db.js';
 import { newId } from '../src/platform/ids.js';
 import { createPlatform } from '../src/domains/platforms/platforms.service.js';
+import { PERMISSIONS } from '../src/domains/platforms/platforms.model.js';
+import { hashSecret, randomToken } from '../src/platform/secrets.js';
+import { syncLookups } from '../src/platform/tenant-lookups.js';
 import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
 import { PRUNABLE_STATUS_CHANGES_SQL, PRUNED_COLUMNS_SQL, PRUNED_PAYLOAD_SQL } from '../src/platform/retention.js';
 import { apiCall, pool, until as untilEvery } from './helpers.js';
@@ -249,6 +253,26 @@ async function measureReads(w: World): Promise<Measure['reads']> {
     log(`  ${name}: p50 ${out[name]!.p50.toFixed(1)} ms, p99 ${out[name]!.p99.toFixed(1)} ms (${rows} rows)`);
   }
   return out;
+}
+
+/**
+ * The large size is measured as a service that has been running is: the API and the worker restarted after the
+ * growth are warmed as the small size's were by its BASE payments (V8's compiled code, the pools' connections,
+ * prepared statements), and the growth's writes are on disk (CHECKPOINT) rather than spread through the
+ * measurements by the checkpointer. Seen at 2 M without it (30f): measured 24 s after the restart, during a
+ * checkpoint spreading the VACUUM's writes, every read took ~2× its small-size time — GET /customers (200 rows,
+ * no payment in them) 2.8 → 7.0 ms p50 — and keyed payments 0.37×.
+ */
+async function warmUp(w: World, offset: number): Promise<void> {
+  const n = Math.max(100, Math.round(BASE / 10));
+  log(`warming the restarted service: CHECKPOINT, ${n} payments, every read once`);
+  await w.db.query('CHECKPOINT').catch((err) => log(`  CHECKPOINT skipped: ${(err as Error).message}`));
+  await pool(Array.from({ length: n }, (_, i) => offset + i), 16, async (i) => {
+    const p = payment(w, i);
+    await call(w, 'POST', '/quotes', p.body, p.key ? { 'idempotency-key': `warm-${p.key}` } : {});
+  });
+  for (const [, path] of await readPaths(w)) for (let i = 0; i < 3; i++) await call(w, 'GET', path);
+  await quiesce(w);
 }
 
 /** Quote + immediate execution for PAY_S seconds over 16 connections; keyed or not. */
@@ -631,8 +655,56 @@ async function atRestOnly(url: string): Promise<number> {
   }
 }
 
+/**
+ * BENCH_GROWTH_REMEASURE_URL=<grown database> (kept with BENCH_KEEP_DB=1): the large size's measurements again,
+ * without growing: the service started on it with a new credential of its platform and warmed as the full run
+ * warms it (warmUp), then `measure`. Each figure is logged; compare with the full run's small size.
+ */
+async function remeasure(url: string): Promise<number> {
+  const dbName = new URL(url).pathname.slice(1);
+  const db = new pg.Pool({ connectionString: url, max: 3 });
+  let api: ApiProcess | undefined;
+  let worker: ServiceProcess | undefined;
+  try {
+    const platformId = (await db.query(`SELECT id::text AS id FROM platforms WHERE name = 'growth' LIMIT 1`)).rows[0]?.id as string | undefined;
+    if (!platformId) throw new Error(`${dbName} holds no growth platform`);
+    const [clientId, secret] = [`cli_${randomToken(12)}`, `sec_${randomToken(32)}`];
+    const prisma = createPrisma(url, 1);
+    try {
+      const secretHash = await hashSecret(secret);
+      await prisma.$transaction(async (tx) => {
+        const credential = await tx.platformCredential.create({ data: { id: newId('Token'), platformId, clientId, name: 'growth re-measure', secretHash, permissions: [...PERMISSIONS] } });
+        await syncLookups(tx, 'platform_credentials', null, credential);
+      });
+    } finally {
+      await prisma.$disconnect();
+    }
+    const senders = async (currency: string) => (await db.query(`SELECT id FROM internal_accounts WHERE platform_id = $1 AND currency = $2 AND customer_id IS NOT NULL ORDER BY id`, [platformId, currency])).rows.map((r) => r.id as string);
+    const env = {
+      DATABASE_URL: url, REDIS_URL, REDIS_PREFIX: `growth_re_${randomBytes(3).toString('hex')}`, RATE_LIMIT_MAX: '1000000000', SANDBOX_RAIL_DELAY_SCALE: '0', NODE_ENV: 'production',
+      OPERATOR_USER: OPERATOR.user, OPERATOR_PASSWORD: OPERATOR.password, LOG_LEVEL: 'warn',
+    };
+    const started = await Promise.allSettled([startBuiltApi(env, START_MS), startBuiltWorker({ ...env, LOG_LEVEL: 'info' }, START_MS)]);
+    if (started[0].status === 'fulfilled') api = started[0].value;
+    if (started[1].status === 'fulfilled') worker = started[1].value;
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
+    if (!api || !worker) throw new Error('the API or the worker did not start');
+    const w0 = { db, dbName, api, worker, platformId, auth: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, usdSenders: await senders('USD'), eurSenders: await senders('EUR') };
+    // The run's own payees (the platform's external accounts).
+    const payee = async (currency: string) => (await db.query(`SELECT id FROM external_accounts WHERE platform_id = $1 AND currency = $2 AND customer_id IS NULL ORDER BY id LIMIT 1`, [platformId, currency])).rows[0].id as string;
+    const w: World = { ...w0, usdPayee: await payee('USD'), eurPayee: await payee('EUR') };
+    await warmUp(w, 30 * BASE);
+    await measure(w, `again (${dbName})`, 40 * BASE);
+    return 0;
+  } finally {
+    await Promise.all([api?.stop(), worker?.stop()]);
+    await db.end().catch(() => undefined);
+  }
+}
+
 async function main(): Promise<number> {
   if (process.env.BENCH_GROWTH_AT_REST_URL) return atRestOnly(process.env.BENCH_GROWTH_AT_REST_URL);
+  if (process.env.BENCH_GROWTH_REMEASURE_URL) return remeasure(process.env.BENCH_GROWTH_REMEASURE_URL);
   const tag = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const dbName = `svc_growth_${tag}`;
   const admin = new pg.Client({ connectionString: ROOT_URL });
@@ -682,6 +754,7 @@ async function main(): Promise<number> {
     for (const r of restarted) if (r.status === 'rejected') throw r.reason;
     if (!api || !worker) throw new Error('the API or the worker did not start again after the growth');
     Object.assign(w, { api, worker });
+    await warmUp(w, 20 * BASE);
     const large = await measure(w, `at ${TARGET} payments`, 10 * BASE);
     const ledger = await ledgerCheck(w);
     return report(small, large, ledger) ? 0 : 2;
