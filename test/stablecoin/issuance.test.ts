@@ -12,7 +12,7 @@ import { resourceKey } from '../../src/platform/ids.js';
 let env: TestEnv;
 beforeAll(async () => {
   // Reconciliation asks again 50 ms after each answer: tests move the clock by sandbox steps and sweep.
-  env = await createTestEnv({ STABLECOIN_RECONCILE_INTERVAL_MS: '50' });
+  env = await createTestEnv({ STABLECOIN_RECONCILE_INTERVAL_MS: '50', SANDBOX_RAIL_DELAY_SCALE: String(RAIL_DELAY_SCALE) });
   env.startWorkers();
 });
 afterAll(() => env.close());
@@ -26,7 +26,11 @@ async function documented(method: string, url: string, res: Awaited<ReturnType<T
 const post = async (p: TestPlatform, url: string, payload: unknown, headers: Record<string, string> = key()) => documented('POST', url, await p.request({ method: 'POST', url, payload: payload as object, headers }));
 const get = async (p: TestPlatform, url: string) => documented('GET', url, await p.request({ method: 'GET', url }));
 const clientId = () => `client-${randomUUID().slice(0, 8)}`;
-const STEP_MS = 1000;
+// The sandbox issuer's step (SANDBOX_RAIL_DELAY_SCALE × 1 s), long beside the real time a test takes: the test clock is
+// the real time plus what the test advances, so with a 1 s step a slow machine's own seconds moved an operation two
+// steps at once (PROCESSING skipped: seen in CI).
+const RAIL_DELAY_SCALE = 600;
+const STEP_MS = RAIL_DELAY_SCALE * 1000;
 
 async function link(p: TestPlatform, body: Record<string, unknown> = {}) {
   const res = await post(p, '/stablecoin-provider-accounts', { provider: 'BRALE', apiClientId: clientId(), apiClientSecret: 'sandbox-secret-1', ...body });
