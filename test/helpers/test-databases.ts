@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { migrate } from '../../src/cli/db-migrate.js';
 
 /**
  * Creating and dropping test databases, on plain PostgreSQL or on a Citus cluster (issue 29, the
@@ -78,4 +83,46 @@ function withDb(url: string, db: string): string {
   const u = new URL(url);
   u.pathname = `/${db}`;
   return u.toString();
+}
+
+/** A database migrated up to one migration, to test that migration alone on rows stored as they were before it. */
+export interface DatabaseBefore {
+  url: string;
+  /** Applies the migration under test, and only it (later ones would follow it in the default directory); the migrations applied. */
+  applyMigration(): Promise<string[]>;
+  /** Drops the database and the copied migrations. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A new database (`svc_t_<time>_<tag>_<random>`) holding every migration before `migration` (a directory of
+ * prisma/migrations): those migrations are copied to a scratch directory, the database made and migrated from it;
+ * `applyMigration` then copies `migration` alone beside them and migrates again.
+ */
+export async function databaseBefore(rootUrl: string, migration: string, tag: string): Promise<DatabaseBefore> {
+  const dir = path.resolve('prisma/migrations');
+  if (!existsSync(path.join(dir, migration))) throw new Error(`no migration ${migration} in ${dir}`);
+  const before = mkdtempSync(path.join(tmpdir(), 'svc-migrations-'));
+  const name = `svc_t_${Math.floor(Date.now() / 1000)}_${tag}_${randomUUID().slice(0, 8)}`;
+  const url = withDb(rootUrl, name);
+  const drop = async () => {
+    rmSync(before, { recursive: true, force: true });
+    await dropDatabase(rootUrl, name);
+  };
+  try {
+    for (const d of readdirSync(dir).filter((d) => d < migration)) cpSync(path.join(dir, d), path.join(before, d), { recursive: true });
+    await createEmptyDatabase(rootUrl, name);
+    await migrate(url, before);
+  } catch (err) {
+    await drop();
+    throw err;
+  }
+  return {
+    url,
+    drop,
+    async applyMigration() {
+      cpSync(path.join(dir, migration), path.join(before, migration), { recursive: true });
+      return (await migrate(url, before)).applied;
+    },
+  };
 }

@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { migrate } from '../../src/cli/db-migrate.js';
 import { queueOf } from '../../src/platform/queue.js';
 import { platformLabel } from '../../src/platform/ids.js';
 import { PAYMENTS_QUEUE, submitJobId } from '../../src/domains/payments/transactions.jobs.js';
 import { createTestEnv, eventually, type TestEnv } from '../helpers/app.js';
 import { aFundedUsdPayer, expectLedgerConsistent } from '../helpers/builders.js';
-import { withDatabase } from '../helpers/global-setup.js';
-import { createEmptyDatabase, dropDatabase } from '../helpers/test-databases.js';
+import { databaseBefore, type DatabaseBefore } from '../helpers/test-databases.js';
 
 /**
  * Issue 30 (30e): `platform_id` and `platforms.id` are stored as `uuid`. The migration turns every
@@ -21,21 +16,12 @@ import { createEmptyDatabase, dropDatabase } from '../helpers/test-databases.js'
 const MIGRATION = '20270114000000_platform_id_uuid';
 
 describe('migration 20270114000000_platform_id_uuid', () => {
-  const root = () => inject('databaseDirectUrl');
-  const name = `svc_t_${Math.floor(Date.now() / 1000)}_puuid_${randomUUID().slice(0, 8)}`;
-  let before: string;
-  afterAll(async () => {
-    if (before) rmSync(before, { recursive: true, force: true });
-    await dropDatabase(root(), name).catch(() => undefined);
-  });
+  let m: DatabaseBefore | undefined;
+  afterAll(async () => m?.drop());
 
   it('turns every stored Platform:<uuid> into its uuid, every row and foreign key kept', async () => {
-    const dir = path.resolve('prisma/migrations');
-    before = mkdtempSync(path.join(tmpdir(), 'svc-migrations-'));
-    for (const d of readdirSync(dir).filter((d) => d < MIGRATION)) cpSync(path.join(dir, d), path.join(before, d), { recursive: true });
-    await createEmptyDatabase(root(), name);
-    const url = withDatabase(root(), name);
-    await migrate(url, before);
+    m = await databaseBefore(inject('databaseDirectUrl'), MIGRATION, 'puuid');
+    const url = m.url;
 
     const db = new pg.Client({ connectionString: url });
     await db.connect();
@@ -54,9 +40,7 @@ describe('migration 20270114000000_platform_id_uuid', () => {
       const fkCount = await fks();
       expect(fkCount).toBeGreaterThan(10);
 
-      // This migration alone (later ones would follow it in the default directory).
-      cpSync(path.join(dir, MIGRATION), path.join(before, MIGRATION), { recursive: true });
-      expect((await migrate(url, before)).applied).toEqual([MIGRATION]);
+      expect(await m.applyMigration()).toEqual([MIGRATION]);
 
       const types = await db.query<{ type: string; n: number }>(
         `SELECT data_type AS type, count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'platform_id' GROUP BY 1`,

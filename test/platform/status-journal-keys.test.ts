@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { migrate } from '../../src/cli/db-migrate.js';
 import { newId, platformLabel, resourceKey } from '../../src/platform/ids.js';
-import { withDatabase } from '../helpers/global-setup.js';
-import { createEmptyDatabase, dropDatabase } from '../helpers/test-databases.js';
+import { databaseBefore, type DatabaseBefore } from '../helpers/test-databases.js';
 
 /**
  * Issue 30 (30f): status changes' `resource_id` and ledger journals' `reference_id` are stored as `uuid`,
@@ -19,21 +14,12 @@ import { createEmptyDatabase, dropDatabase } from '../helpers/test-databases.js'
 const MIGRATION = '20270115020000_status_journal_keys';
 
 describe('migration 20270115020000_status_journal_keys', () => {
-  const root = () => inject('databaseDirectUrl');
-  const name = `svc_t_${Math.floor(Date.now() / 1000)}_sjkeys_${randomUUID().slice(0, 8)}`;
-  let before: string;
-  afterAll(async () => {
-    if (before) rmSync(before, { recursive: true, force: true });
-    await dropDatabase(root(), name).catch(() => undefined);
-  });
+  let m: DatabaseBefore | undefined;
+  afterAll(async () => m?.drop());
 
   it('stores the key of every resource id, indexes and the append-only trigger kept', async () => {
-    const dir = path.resolve('prisma/migrations');
-    before = mkdtempSync(path.join(tmpdir(), 'svc-migrations-'));
-    for (const d of readdirSync(dir).filter((d) => d < MIGRATION)) cpSync(path.join(dir, d), path.join(before, d), { recursive: true });
-    await createEmptyDatabase(root(), name);
-    const url = withDatabase(root(), name);
-    await migrate(url, before);
+    m = await databaseBefore(inject('databaseDirectUrl'), MIGRATION, 'sjkeys');
+    const url = m.url;
 
     const db = new pg.Client({ connectionString: url });
     await db.connect();
@@ -64,9 +50,7 @@ describe('migration 20270115020000_status_journal_keys', () => {
         journals: (await db.query(`SELECT id, reference_id FROM ledger_journals ORDER BY id`)).rows as Array<{ id: string; reference_id: string | null }>,
       };
 
-      // This migration alone (later ones would follow it in the default directory).
-      cpSync(path.join(dir, MIGRATION), path.join(before, MIGRATION), { recursive: true });
-      expect((await migrate(url, before)).applied).toEqual([MIGRATION]);
+      expect(await m.applyMigration()).toEqual([MIGRATION]);
 
       const types = await db.query(
         `SELECT table_name || '.' || column_name AS col, data_type AS type, is_nullable AS nullable FROM information_schema.columns

@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { migrate } from '../../src/cli/db-migrate.js';
 import { eventPayload } from '../../src/domains/webhooks/webhooks.model.js';
 import { newUuid, resourceKey } from '../../src/platform/ids.js';
-import { withDatabase } from '../helpers/global-setup.js';
-import { createEmptyDatabase, dropDatabase } from '../helpers/test-databases.js';
+import { databaseBefore, type DatabaseBefore } from '../helpers/test-databases.js';
 
 /**
  * Issue 30 (30f): webhook events keep their own id and their resource's as `uuid`. The migration turns every
@@ -19,21 +14,12 @@ import { createEmptyDatabase, dropDatabase } from '../helpers/test-databases.js'
 const MIGRATION = '20270115010000_webhook_event_keys';
 
 describe('migration 20270115010000_webhook_event_keys', () => {
-  const root = () => inject('databaseDirectUrl');
-  const name = `svc_t_${Math.floor(Date.now() / 1000)}_evkeys_${randomUUID().slice(0, 8)}`;
-  let before: string;
-  afterAll(async () => {
-    if (before) rmSync(before, { recursive: true, force: true });
-    await dropDatabase(root(), name).catch(() => undefined);
-  });
+  let m: DatabaseBefore | undefined;
+  afterAll(async () => m?.drop());
 
   it('turns event ids, resource ids and attempts into keys; every event lists as before', async () => {
-    const dir = path.resolve('prisma/migrations');
-    before = mkdtempSync(path.join(tmpdir(), 'svc-migrations-'));
-    for (const d of readdirSync(dir).filter((d) => d < MIGRATION)) cpSync(path.join(dir, d), path.join(before, d), { recursive: true });
-    await createEmptyDatabase(root(), name);
-    const url = withDatabase(root(), name);
-    await migrate(url, before);
+    m = await databaseBefore(inject('databaseDirectUrl'), MIGRATION, 'evkeys');
+    const url = m.url;
 
     const db = new pg.Client({ connectionString: url });
     await db.connect();
@@ -53,9 +39,7 @@ describe('migration 20270115010000_webhook_event_keys', () => {
       await db.query(`UPDATE webhook_events SET data = data - 'id', pruned_at = now() WHERE id = ANY($1::text[])`, [[e2, e3, e4].map((e) => `Webhook:${e}`)]);
       await db.query(`INSERT INTO webhook_attempts (id, platform_id, event_id, url, latency_ms, outcome) VALUES ($1, $2, $3, 'https://hooks.example.com/x', 3, 'DELIVERED')`, [`WebhookAttempt:${randomUUID()}`, platform, `Webhook:${e1}`]);
 
-      // This migration alone (later ones would follow it in the default directory).
-      cpSync(path.join(dir, MIGRATION), path.join(before, MIGRATION), { recursive: true });
-      expect((await migrate(url, before)).applied).toEqual([MIGRATION]);
+      expect(await m.applyMigration()).toEqual([MIGRATION]);
 
       const types = await db.query(`SELECT table_name || '.' || column_name AS c, data_type FROM information_schema.columns
         WHERE (table_name, column_name) IN (('webhook_events', 'id'), ('webhook_events', 'resource_id'), ('webhook_attempts', 'event_id')) ORDER BY 1`);
