@@ -26,7 +26,8 @@
  * BENCH_DATABASE_ROOT,
  * BENCH_GROWTH_REST_SAMPLE (50000 payments for the at-rest figure), BENCH_GROWTH_AT_REST_URL (only that figure, of
  * the database named), BENCH_GROWTH_REMEASURE_URL (the large size's measurements again on a kept database),
- * REDIS_URL, BENCH_KEEP_DB=1. Disk: about 20 GB at 2 M payments (dropped at the end).
+ * REDIS_URL, BENCH_KEEP_DB=1, BENCH_GROWTH_PROBE=1 (each money-path run's statements, WAL, buffer writes and waits,
+ * logged beside it: growth-probe.ts; the statements need pg_stat_statements in shared_preload_libraries). Disk: about 20 GB at 2 M payments (dropped at the end).
  * Storage is printed per table (heap with TOAST / indexes, bytes per payment) and per index at both sizes, and
  * at rest: the six payment tables' bytes per payment older than the payload retention window (measureAtRest),
  * the figure the 8 KB target is checked against.
@@ -46,6 +47,7 @@ import { syncLookups } from '../src/platform/tenant-lookups.js';
 import { startBuiltApi, startBuiltWorker, type ApiProcess, type ServiceProcess } from '../test/helpers/built-processes.js';
 import { PRUNABLE_STATUS_CHANGES_SQL, PRUNED_COLUMNS_SQL, PRUNED_PAYLOAD_SQL } from '../src/platform/retention.js';
 import { apiCall, pool, until as untilEvery } from './helpers.js';
+import { startProbe } from './growth-probe.js';
 
 const TARGET = Number(process.env.BENCH_GROWTH_PAYMENTS ?? 2_000_000);
 const BASE = Number(process.env.BENCH_GROWTH_BASE ?? 10_000);
@@ -60,6 +62,8 @@ const QUIET_MS = Number(process.env.BENCH_GROWTH_QUIET_S ?? 600) * 1000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ROOT_URL = process.env.BENCH_DATABASE_ROOT ?? (process.env.DATABASE_URL ? withDatabase(process.env.DATABASE_URL, 'postgres') : 'postgresql://postgres@127.0.0.1:5432/postgres');
 const KEEP_DB = process.env.BENCH_KEEP_DB === '1';
+/** What each money-path run cost Postgres, logged beside it (growth-probe.ts; 30g). */
+const PROBE = process.env.BENCH_GROWTH_PROBE === '1';
 const API = '/2025-10-13';
 const DAY_MS = 86_400_000;
 const RETENTION_DAYS = Number(process.env.WEBHOOK_PAYLOAD_RETENTION_DAYS ?? 30);
@@ -281,6 +285,7 @@ async function measurePay(w: World, keyed: boolean, offset: number): Promise<{ r
   const times: number[] = [];
   let errors = 0;
   let i = offset;
+  const probe = PROBE ? await startProbe(w.db, w.dbName) : undefined;
   await Promise.all(Array.from({ length: 16 }, async () => {
     while (Date.now() < until) {
       const p = payment(w, i++);
@@ -293,6 +298,7 @@ async function measurePay(w: World, keyed: boolean, offset: number): Promise<{ r
       }
     }
   }));
+  if (probe) for (const line of await probe.stop(times.length)) log(`  ${keyed ? 'keyed' : 'unkeyed'} ${line}`);
   return { rps: times.length / PAY_S, p99: pct(times, 99), errors };
 }
 
