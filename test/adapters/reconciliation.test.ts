@@ -153,6 +153,29 @@ describe('reconciliation', () => {
     expect(await settleCount(env, id)).toBe(0);
   });
 
+  it('a completed payment whose check falls due after its return window has its watch ended: nothing left due to read again (30g)', async () => {
+    const payer = await aFundedPayer(env);
+    const dest = await aUsdDestination(payer, '223456029');
+    const [late, watched] = await Promise.all([15_000, 15_001].map((amount) => pay(payer, dest, amount)));
+    for (const id of [late!, watched!]) await waitFor(payer, id, 'COMPLETED');
+    // `late`'s last check was lost with its job and is due after the window (7 days from settlement) closed;
+    // `watched` is due inside it.
+    const due = new Date(Date.now() - 1_000);
+    await env.deps.prisma.transaction.update({ where: { platformId_id: { platformId: payer.p.platformId, id: late! } }, data: { settledAt: new Date(Date.now() - 8 * 86_400_000), reconcileAfter: due } });
+    await env.deps.prisma.transaction.update({ where: { platformId_id: { platformId: payer.p.platformId, id: watched! } }, data: { reconcileAfter: due } });
+    const claimed = (await claimDuePayments(env.deps, new Date())).map((c) => c.id);
+    expect(claimed).not.toContain(late);
+    const row = (id: string) => env.deps.prisma.transaction.findFirstOrThrow({ where: { id } });
+    // Whoever took it (this claim or the worker's sweep), its watch ended: nothing left due to be read again.
+    await eventually(async () => (await row(late!)).reconcileAfter === null);
+    // The one inside its window is still watched: taken, its next check moved forward (or already checked).
+    await eventually(async () => (await row(watched!)).reconcileAfter!.getTime() > due.getTime());
+    for (const id of [late!, watched!]) {
+      expect((await row(id)).status).toBe('COMPLETED');
+      expect(await settleCount(env, id)).toBe(1);
+    }
+  });
+
   it('concurrent sweeps never claim the same payment twice', async () => {
     const payer = await aFundedPayer(env);
     const dest = await aUsdDestination(payer, '223456019');

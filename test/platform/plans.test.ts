@@ -13,7 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv, type TestPlatform } from '../helpers/app.js';
 import { onStatement } from '../../src/platform/db.js';
-import { sweepPaymentWork, sweepPayments } from '../../src/domains/payments/transactions.jobs.js';
+import { claimDuePayments, sweepPaymentWork, sweepPayments } from '../../src/domains/payments/transactions.jobs.js';
 import { relayOutbox, sweepDeliveries } from '../../src/domains/webhooks/webhooks.jobs.js';
 import { pruneOnce } from '../../src/platform/retention.js';
 
@@ -29,6 +29,7 @@ interface PlanNode {
   'Index Name'?: string;
   'Plan Rows': number;
   Filter?: string;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
   /** Citus (the rehearsal): the coordinator's Custom Scan, with the statements it sent and the workers' plans. */
   'Distributed Query'?: {
@@ -297,7 +298,7 @@ describe('a time window is read through (platform_id, created_at) in its order (
 describe('the sweeps read only the rows that are due (issue 30)', () => {
   const LARGE = ['transactions', 'quotes', 'webhook_events'];
   /** Indexes over the rows that are due (partial, or ordered by the due date), and primary keys. */
-  const DUE = /^(transactions_processing_reconcile_idx|transactions_completed_watch_idx|transactions_refund_pending_idx|transactions_live_idx|quotes_pending_expiry_idx|webhook_events_unrelayed_idx|webhook_events_due_idx|webhook_events_unpruned_idx|idempotency_records_expires_at_idx|webhook_attempts_attempted_at_idx|\w+_pkey)$/;
+  const DUE = /^(transactions_processing_reconcile_idx|transactions_return_watch_due_idx|transactions_refund_pending_idx|transactions_live_idx|quotes_pending_expiry_idx|webhook_events_unrelayed_idx|webhook_events_due_idx|webhook_events_unpruned_idx|idempotency_records_expires_at_idx|webhook_attempts_attempted_at_idx|\w+_pkey)$/;
   const SWEEPS: Array<[string, () => Promise<unknown>]> = [
     ['quote expiry', () => sweepPayments(env.deps)],
     ['submissions and refunds owed, reconciliation', () => sweepPaymentWork(env.deps)],
@@ -322,6 +323,32 @@ describe('the sweeps read only the rows that are due (issue 30)', () => {
       expect(scans, `${s.text}\n${JSON.stringify(plan, null, 1)}`).toEqual([]);
       expect(indexesUsed(plan).filter((i) => !DUE.test(i)), s.text).toEqual([]);
     }
+  });
+});
+
+describe('reconciliation reads the checks due, not a week of completed payments (30g)', () => {
+  function nodesOn(node: PlanNode, index: string, out: PlanNode[] = []): PlanNode[] {
+    if (node['Index Name'] === index) out.push(node);
+    for (const child of node.Plans ?? []) nodesOn(child, index, out);
+    return out;
+  }
+  it.skipIf(onCitus)('the watched payments from their next check on (an Index Cond on reconcile_after, not a filter over the week); the payments in flight through theirs', async () => {
+    const seen: Array<{ text: string; values?: unknown[] }> = [];
+    const stop = onStatement(env.deps.prisma, (text, values) => seen.push({ text, values }));
+    try {
+      await claimDuePayments(env.deps, new Date());
+    } finally {
+      stop();
+    }
+    const claim = seen.find((s) => /UPDATE "transactions" SET "reconcile_after"/.test(s.text));
+    expect(claim, 'the claim statement').toBeDefined();
+    const plan = await explain(claim!.text, claim!.values);
+    const shown = JSON.stringify(plan, null, 1);
+    const watched = nodesOn(plan, 'transactions_return_watch_due_idx');
+    expect(watched.length, shown).toBeGreaterThan(0);
+    for (const n of watched) expect(n['Index Cond'] ?? '', shown).toMatch(/reconcile_after <=/);
+    expect(nodesOn(plan, 'transactions_processing_reconcile_idx').length, shown).toBeGreaterThan(0);
+    expect(seqScans(plan, 'transactions'), shown).toEqual([]);
   });
 });
 

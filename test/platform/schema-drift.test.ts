@@ -64,7 +64,7 @@ const ALLOWED_EXTRA_INDEXES: Record<string, string> = {
   'transactions.transactions_rail_reference_idx': 'lookups by rail reference; only rows that have one (partial, issue 12)',
   'transactions.transactions_platform_id_agent_id_id_idx': "an agent's payments; only rows made by an agent (partial, issue 12)",
   'transactions.transactions_processing_reconcile_idx': 'the reconciliation sweep: PROCESSING payments handed to an external rail (partial, issue 30)',
-  'transactions.transactions_completed_watch_idx': 'the reconciliation sweep: completed payouts by settled_at, read within the return window (partial, issue 30)',
+  'transactions.transactions_return_watch_due_idx': 'the reconciliation sweep: completed payouts still watched for a return, by their next check (partial, issue 30, 30g)',
   'transactions.transactions_refund_pending_idx': 'the refund sweep reads only refunds owed (partial, issue 30)',
   'transactions.transactions_refund_reference_idx': 'lookups by refund reference; only rows that have one (partial, issue 30)',
   'quotes.quotes_pending_expiry_idx': 'the quote expiry sweep reads only quotes that can expire (partial, issue 30)',

@@ -385,19 +385,27 @@ export async function claimDuePayments(deps: AppDeps, now: Date): Promise<Array<
   return claimed;
 }
 
+/**
+ * Reads only the checks that are due, through two partial indexes in `reconcile_after` order (issue 30, 30g): the
+ * payments in flight (transactions_processing_reconcile_idx) and the completed ones still watched for a return
+ * (transactions_return_watch_due_idx) — not a week of completed payments. A completed payment due after its
+ * window (its last check lost with its job) is taken too and its watch ended (`reconcile_after` NULL, no job), so
+ * nothing stays in the index to be read again.
+ */
 async function claimDueIn(deps: AppDeps, now: Date, platforms: string[]): Promise<Array<{ id: string; platformId: string; token: Date }>> {
   const next = new Date(now.getTime() + deps.config.PAYMENT_RECONCILE_RETRY_MS);
   const watchedSince = new Date(now.getTime() - deps.config.PAYMENT_RETURN_WINDOW_MS);
-  const due = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string; reconcile_after: Date }>>`
-    UPDATE "transactions" SET "reconcile_after" = ${next}
+  const due = await deps.prisma.$queryRaw<Array<{ id: string; platform_id: string; reconcile_after: Date | null }>>`
+    UPDATE "transactions" SET "reconcile_after" =
+        CASE WHEN "status" = 'COMPLETED' AND ("settled_at" IS NULL OR "settled_at" <= ${watchedSince}) THEN NULL ELSE ${next}::timestamptz END
      WHERE "platform_id" = ANY(${platforms}) AND ("platform_id", "id") IN (
        SELECT "platform_id", "id" FROM "transactions"
         WHERE "platform_id" = ANY(${platforms}) AND "rail_reference" IS NOT NULL AND "destination_kind" <> 'INTERNAL'
           AND (("status" = 'PROCESSING' AND ("reconcile_after" IS NULL OR "reconcile_after" <= ${now}))
-            OR ("status" = 'COMPLETED' AND "reconcile_after" <= ${now} AND "settled_at" > ${watchedSince}))
+            OR ("status" = 'COMPLETED' AND "reconcile_after" IS NOT NULL AND "reconcile_after" <= ${now}))
         ORDER BY "reconcile_after" NULLS FIRST
         LIMIT ${deps.config.PAYMENT_RECONCILE_BATCH}
         FOR UPDATE SKIP LOCKED)
     RETURNING "id", "platform_id", "reconcile_after"`;
-  return due.map((r) => ({ id: r.id, platformId: r.platform_id, token: r.reconcile_after }));
+  return due.flatMap((r) => (r.reconcile_after ? [{ id: r.id, platformId: r.platform_id, token: r.reconcile_after }] : []));
 }
