@@ -13,8 +13,8 @@
 import pg from 'pg';
 
 export interface Probe {
-  /** Stops sampling and logs the run's figures, divided by `payments`. */
-  stop(payments: number): Promise<string[]>;
+  /** Stops sampling; the run's figures as lines to log, divided by `n` of `unit` (the payments made, the idle seconds). */
+  stop(n: number, unit?: string): Promise<string[]>;
 }
 
 const WAL_SQL = `SELECT wal_records::bigint AS records, wal_fpi::bigint AS fpi, wal_bytes::bigint AS bytes, wal_buffers_full::bigint AS full, wal_write::bigint AS writes, wal_sync::bigint AS syncs FROM pg_stat_wal`;
@@ -29,16 +29,20 @@ async function statementsReady(db: pg.Pool): Promise<boolean> {
 
 const delta = (a: Record<string, string>, b: Record<string, string>) => Object.fromEntries(Object.keys(b).map((k) => [k, Number(b[k]) - Number(a[k])]));
 
-/** Starts a probe on the scratch database `dbName` (its pool `db`): resets the statement counters, samples waits. */
-export async function startProbe(db: pg.Pool, dbName: string): Promise<Probe> {
+/**
+ * Starts a probe on the scratch database `dbName` (its pool `db`): resets the statement counters and, with `waits`,
+ * samples the backends' waits (not while idle CPU is measured: the sampling backend's CPU would be counted).
+ */
+export async function startProbe(db: pg.Pool, dbName: string, { waits: sample = true } = {}): Promise<Probe> {
   const statements = await statementsReady(db);
   if (statements) await db.query('SELECT pg_stat_statements_reset()');
   const wal0 = (await db.query(WAL_SQL)).rows[0];
   const bgw0 = (await db.query(BGW_SQL)).rows[0];
   const waits = new Map<string, number>();
   let samples = 0;
-  let sampling = true;
+  let sampling = sample;
   const sampler = (async () => {
+    if (!sampling) return;
     const c = await db.connect();
     try {
       while (sampling) {
@@ -56,17 +60,17 @@ export async function startProbe(db: pg.Pool, dbName: string): Promise<Probe> {
     }
   })();
   return {
-    async stop(payments) {
+    async stop(payments, unit = 'payment') {
       sampling = false;
       await sampler;
       const wal = delta(wal0, (await db.query(WAL_SQL)).rows[0]);
       const bgw = delta(bgw0, (await db.query(BGW_SQL)).rows[0]);
       const per = (n: number, d = 1) => (n / payments).toFixed(d);
-      const lines = [
-        `probe over ${payments} payments — WAL per payment: ${per(wal.records!)} records, ${per(wal.fpi!, 2)} full-page images, ${per(wal.bytes!, 0)} bytes, ${per(wal.syncs!, 2)} syncs, ${wal.full} times the WAL buffers were full; ` +
-          `buffers: ${bgw.checkpoints} checkpoints, per payment ${per(bgw.backend!, 2)} written by backends, ${per(bgw.ckpt!, 2)} by the checkpointer, ${per(bgw.clean!, 2)} by the bgwriter, ${per(bgw.alloc!, 2)} allocated`,
-        `  active backends by wait (mean over ${samples} samples): ${[...waits].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${w} ${(n / Math.max(1, samples)).toFixed(2)}`).join(', ')}`,
+      const lines: string[] = [
+        `probe over ${payments} ${unit}s — WAL per ${unit}: ${per(wal.records!)} records, ${per(wal.fpi!, 2)} full-page images, ${per(wal.bytes!, 0)} bytes, ${per(wal.syncs!, 2)} syncs, ${wal.full} times the WAL buffers were full; ` +
+          `buffers: ${bgw.checkpoints} checkpoints, per ${unit} ${per(bgw.backend!, 2)} written by backends, ${per(bgw.ckpt!, 2)} by the checkpointer, ${per(bgw.clean!, 2)} by the bgwriter, ${per(bgw.alloc!, 2)} allocated`,
       ];
+      if (sample) lines.push(`  active backends by wait (mean over ${samples} samples): ${[...waits].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${w} ${(n / Math.max(1, samples)).toFixed(2)}`).join(', ')}`);
       if (statements) {
         const r = await db.query(
           `SELECT s.query, s.calls::bigint AS calls, s.total_exec_time AS total, s.total_plan_time AS plan, s.shared_blks_hit AS hit, s.shared_blks_read AS read,
@@ -75,9 +79,12 @@ export async function startProbe(db: pg.Pool, dbName: string): Promise<Probe> {
             WHERE d.datname = $1 AND s.query NOT ILIKE '%pg_stat_%' ORDER BY s.total_exec_time DESC LIMIT 25`,
           [dbName],
         );
-        const total = r.rows.reduce((a, x) => a + Number(x.total), 0);
-        lines.push(`  statements (top 25 by time; ${per(total, 2)} ms of statement time per payment):`);
-        lines.push('  | ms/payment | calls/payment | mean ms | hit | read | dirtied | written | WAL fpi | WAL bytes | statement |');
+        const total = Number((await db.query(
+          `SELECT coalesce(sum(s.total_exec_time), 0) AS t FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND s.query NOT ILIKE '%pg_stat_%'`,
+          [dbName],
+        )).rows[0].t);
+        lines.push(`  statements (${per(total, 2)} ms of statement time per ${unit}; the 25 that took most):`);
+        lines.push(`  | ms/${unit} | calls/${unit} | mean ms | hit | read | dirtied | written | WAL fpi | WAL bytes | statement |`);
         for (const x of r.rows) {
           const c = Number(x.calls) || 1;
           const each = (v: unknown, d = 1) => (Number(v) / c).toFixed(d);
