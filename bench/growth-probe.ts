@@ -74,15 +74,13 @@ export async function startProbe(db: pg.Pool, dbName: string, { waits: sample = 
       if (statements) {
         const r = await db.query(
           `SELECT s.query, s.calls::bigint AS calls, s.total_exec_time AS total, s.total_plan_time AS plan, s.shared_blks_hit AS hit, s.shared_blks_read AS read,
-                  s.shared_blks_dirtied AS dirtied, s.shared_blks_written AS written, s.wal_records AS walrec, s.wal_fpi AS fpi, s.wal_bytes AS walbytes
+                  s.shared_blks_dirtied AS dirtied, s.shared_blks_written AS written, s.wal_records AS walrec, s.wal_fpi AS fpi, s.wal_bytes AS walbytes,
+                  sum(s.total_exec_time) OVER () AS every_statement
              FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
             WHERE d.datname = $1 AND s.query NOT ILIKE '%pg_stat_%' ORDER BY s.total_exec_time DESC LIMIT 25`,
           [dbName],
         );
-        const total = Number((await db.query(
-          `SELECT coalesce(sum(s.total_exec_time), 0) AS t FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND s.query NOT ILIKE '%pg_stat_%'`,
-          [dbName],
-        )).rows[0].t);
+        const total = Number(r.rows[0]?.every_statement ?? 0);
         lines.push(`  statements (${per(total, 2)} ms of statement time per ${unit}; the 25 that took most):`);
         lines.push(`  | ms/${unit} | calls/${unit} | mean ms | hit | read | dirtied | written | WAL fpi | WAL bytes | statement |`);
         for (const x of r.rows) {
